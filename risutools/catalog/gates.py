@@ -402,7 +402,8 @@ def replay(ctx: GateContext) -> tuple[str, str]:
 @check("G7", "error", "promotion", "conflict", targets=lifecycle.APPROVED)
 def conflict(ctx: GateContext) -> tuple[str, str]:
     """No conflict with an active or promoted component (either side's conflicts names what the
-    other provides).
+    other provides); it fails "cannot tell" while a component may be unseen: a catalog file
+    or a log line that cannot be read, or one the log says is live with no document read.
 
     Why: Two conflicting components approved together would both be switched on.
 
@@ -412,7 +413,22 @@ def conflict(ctx: GateContext) -> tuple[str, str]:
         o, c = hits[0]
         return FAIL, (f"conflicts with {o.component_id} ({o.review_status}, "
                       f"{o.runtime_status}) over {c!r}")
+    if (blind := _blind(ctx)) is not None:
+        return FAIL, blind
     return PASS, "no conflict with an active or promoted component"
+
+
+def _blind(ctx: GateContext, pool: str = "live") -> str | None:
+    """Why a gate that reads the other components of ``pool`` (live, or active) cannot tell
+    (None: it can): one it may not have seen (:attr:`~risutools.catalog.graph.Graph.unseen`),
+    when the component provides or conflicts with anything (one that does neither
+    conflicts with none)."""
+    states = ("", "active", "promoted") if pool == "live" else ("", "active")
+    unseen = [why for why, state in ctx.graph.unseen if state in states]
+    if not unseen or not (ctx.entry.caps("provides") or ctx.entry.caps("conflicts")):
+        return None
+    more = f" (and {len(unseen) - 1} more)" if len(unseen) > 1 else ""
+    return f"cannot tell, a component may not have been seen: {unseen[0]}{more}"
 
 
 @check("G8", "error", "promotion", "inactive", targets=lifecycle.LEAVING)
@@ -478,26 +494,33 @@ def review_status(ctx: GateContext) -> tuple[str, str]:
 
 @check("G12", "error", "promotion", "active-conflict", targets=(lifecycle.ACTIVE,))
 def active_conflict(ctx: GateContext) -> tuple[str, str]:
-    """No conflict with an active component.
+    """No conflict with an active component; it fails "cannot tell" while an active component
+    may be unseen (a catalog file or a log line that cannot be read, or one the log says is
+    active with no document read).
 
     Why: Two conflicting components active together break each other.
 
-    Fix: Deactivate the other component first."""
+    Fix: Deactivate the other component first (or mend what cannot be read, or restore the
+    document the log names)."""
     hits = ctx.graph.conflicts_with(ctx.entry, "active")
     if hits:
         o, c = hits[0]
         return FAIL, f"conflicts with the active component {o.component_id} over {c!r}"
+    if (blind := _blind(ctx, "active")) is not None:
+        return FAIL, blind
     return PASS, "no conflict with an active component"
 
 
 @check("G13", "error", "promotion", "exclusive", targets=(lifecycle.ACTIVE,))
 def exclusive(ctx: GateContext) -> tuple[str, str]:
     """No second active provider of an exclusive capability; n/a when the component provides
-    none.
+    none; it fails "cannot tell" while an active component may be unseen (a catalog file or
+    a log line that cannot be read, or one the log says is active with no document read).
 
     Why: An exclusive capability (one context cutter, say) has one provider at a time.
 
-    Fix: Deactivate the active provider first."""
+    Fix: Deactivate the active provider first (or mend what cannot be read, or restore the
+    document the log names)."""
     hits = ctx.graph.exclusive_rivals(ctx.entry)
     if hits:
         o, c = hits[0]
@@ -506,6 +529,8 @@ def exclusive(ctx: GateContext) -> tuple[str, str]:
     mine = [c for c in ctx.entry.caps("provides") if c in ctx.graph.exclusive]
     if not mine:
         return NA, "provides no exclusive capability"
+    if (blind := _blind(ctx, "active")) is not None:
+        return FAIL, blind
     return PASS, f"the only active provider of {', '.join(mine)}"
 
 

@@ -19,7 +19,10 @@ from typing import Any
 
 from risutools.catalog.catalog import Catalog, Entry
 from risutools.contract.sieve import needles
+from risutools.contract.transitions import CatalogLog
 from risutools.datatables import data_table
+from risutools.findings import Finding
+from risutools.settings.lifecycle import RUNTIME_LINE
 
 
 @cache
@@ -63,6 +66,10 @@ class Graph:
             for c in e.caps("conflicts"):
                 self.conflicters.setdefault(c, []).append(e)
         self.exclusive = exclusive_capabilities()
+        #: what the entries may leave out (:func:`blind_spots`), each with the live state
+        #: it may hide ("" any: a file, a log line): a gate that reads other components of
+        #: that state cannot pass while one is said ("cannot tell")
+        self.unseen: list[tuple[str, str]] = []
         self._groups: dict[Callable[[Entry], Hashable], dict[Hashable, list[Entry]]] = {}
 
     def grouped(self, key: Callable[[Entry], Hashable]) -> dict[Hashable, list[Entry]]:
@@ -142,3 +149,70 @@ def neighbours(cat: Catalog, entry: Entry, *, own: bool = False) -> list[Entry]:
             ids.may_hold(data, fmt)
 
     return cat.entries_where(keep)
+
+
+def log_live(log: CatalogLog) -> dict[str, tuple[str, int]]:
+    """The components ``transitions.ndjson`` says are live -> (``active`` or ``promoted``,
+    the line that says so): its last switch a switch to ``active``, or its last step a step
+    to ``promoted`` (what their documents should say too: a document that cannot be read,
+    or that the catalog's configuration leaves out, is no less live)."""
+    out: dict[str, tuple[str, int]] = {}
+    for cid, lines in log.runtime.items():
+        switches = [(n, r) for n, r in lines if r.get("kind") == RUNTIME_LINE]
+        if switches and switches[-1][1].get("to_runtime") == "active":
+            out[cid] = ("active", switches[-1][0])
+    for cid, lines in log.by_component.items():
+        if cid not in out and lines and lines[-1][1].get("to_status") == "promoted":
+            out[cid] = ("promoted", lines[-1][0])
+    return out
+
+
+def gate_neighbours(cat: Catalog, entry: Entry, log: CatalogLog, *,
+                    own: bool = False) -> Graph:
+    """The graph of :func:`neighbours` that the gates reading other components look at,
+    with what it may leave out (:func:`blind_spots`)."""
+    seen = neighbours(cat, entry, own=own)
+    problems = list(cat.load_problems)
+    live = log_live(log)
+    have = {e.component_id for e in seen}
+    lost = sorted(live.keys() - have)
+    if lost:  # (their documents may hold no word the sieve looked for: read them by id)
+        ids = needles(tuple(lost))
+        more = cat.entries() if ids is None else cat.entries_where(ids.may_hold)
+        problems += cat.load_problems
+        have |= {e.component_id for e in more}
+    graph = Graph(seen)
+    graph.unseen = blind_spots(problems, {c: live[c] for c in lost if c not in have}, log)
+    return graph
+
+
+def whole_graph(entries: list[Entry], problems: Iterable[Finding], log: CatalogLog
+                ) -> Graph:
+    """A graph of every document the catalog read (``problems``: what it could not), with
+    what it may leave out (:func:`blind_spots`): the review's, whose board runs the gates."""
+    graph = Graph(entries)
+    have = {e.component_id for e in entries}
+    lost = {c: v for c, v in log_live(log).items() if c not in have}
+    graph.unseen = blind_spots(problems, lost, log)
+    return graph
+
+
+def blind_spots(problems: Iterable[Finding], lost: dict[str, tuple[str, int]],
+                log: CatalogLog) -> list[tuple[str, str]]:
+    """Why a graph may leave a component out, each once, with the live state it may hide
+    (``""``: any): a catalog file that could not be read (any document may be in it), a
+    line of the log that could not be read (any switch may be in it), a component the log
+    says is live whose document was not read (left out by the configuration's
+    ``exclude:``, moved, renamed)."""
+    out: dict[tuple[str, str], None] = {}
+    for f in problems:
+        if f.file:
+            at = f":{f.line}" if f.line else ""
+            out[(f"{f.file}{at} cannot be read ({f.message})", "")] = None
+    for n, why in log.problems:
+        where = "transitions.ndjson" + (f" line {n}" if n is not None else "")
+        out[(f"{where} cannot be read ({why})", "")] = None
+    for cid, (state, n) in sorted(lost.items()):
+        out[(f"{cid} is {state} by transitions.ndjson line {n}, and no document of it "
+             "was read", state)] = None
+    return list(out)

@@ -37,7 +37,7 @@ from risutools.catalog.approvals import (
 )
 from risutools.catalog.board_path import path_to_approved
 from risutools.catalog.catalog import Catalog, Entry, source_part
-from risutools.catalog.graph import Graph
+from risutools.catalog.graph import Graph, whole_graph
 from risutools.catalog.interactions import FactsStore
 from risutools.catalog.promote import plan
 from risutools.catalog.review_checks import (
@@ -203,7 +203,7 @@ def _review_catalog(cat: Catalog, sources: str | None, jobs: int | None,
     validated, verifications, store = _check_documents(cat, sources, jobs, progress, executor,
                                                        base_log, log)
     entries = cat.entries()
-    graph = Graph(entries)
+    graph = whole_graph(entries, cat.load_problems, log)
     approvals = load_approvals(cat)
     rv = Review(cat.root.name)
     problems = _graph_problems(graph)

@@ -1,0 +1,103 @@
+"""The tenth pass over the catalog (stop 64): gates that read other components could not
+fail on what they never saw.
+
+``activate`` of a second provider of an exclusive capability passed G13 (and G12) and wrote
+while the active provider's document could not be read, or was left out by the catalog's
+own ``exclude:``, moved or renamed: the graph the gates read held only the documents read,
+and dropped the rest without a word.  Now the gates that read other components (G7, G12,
+G13) fail "cannot tell" while a catalog file cannot be read, a log line cannot be read, or
+a component the log says is live has no document read.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from harness import switch
+from test_catalog_support import CUTTER, doc_path, fresh_catalog, to_promoted
+
+from risutools.catalog.catalog import Catalog
+from risutools.catalog.promote import plan
+
+RIVAL = "module.risu.174678332.rival-cutter"
+
+
+@pytest.fixture
+def cat(tmp_path_factory: pytest.TempPathFactory, tmp_path: Path) -> Path:
+    c = fresh_catalog(tmp_path_factory, tmp_path)
+    to_promoted(c)
+    assert switch(CUTTER, "active", "runtime", False, False, str(c)) == 0
+    rival = json.loads(doc_path(c, CUTTER).read_text("utf-8"))
+    rival["component_id"] = RIVAL
+    rival["provenance"]["runtime_status"] = "inactive"
+    (c / "rival.json").write_text(json.dumps(rival, ensure_ascii=False), "utf-8")
+    return c
+
+
+def _verdicts(cat: Path, cid: str, to: str = "active", kind: str = "runtime"
+              ) -> dict[str, tuple[str, str]]:
+    c = Catalog.open(cat)
+    p = plan(c, c.resolve(cid), to, kind=kind)
+    return {v.gate: (v.verdict, v.reason) for v in p.verdicts}
+
+
+def test_the_active_provider_seen_fails_exclusive(cat: Path) -> None:
+    v = _verdicts(cat, RIVAL)
+    assert v["exclusive"][0] == "fail" and CUTTER in v["exclusive"][1]
+
+
+def _unreadable(cat: Path) -> None:
+    p = doc_path(cat, CUTTER)
+    p.write_bytes(p.read_bytes() + b"x")
+
+
+def _excluded(cat: Path) -> None:
+    with (cat / ".risutools.yaml").open("a", encoding="utf-8") as f:
+        f.write('\nexclude: ["module.risu.174678332.context-cutter*"]\n')
+
+
+def _renamed(cat: Path) -> None:
+    p = doc_path(cat, CUTTER)
+    p.rename(p.with_name(p.name + ".txt"))
+
+
+def _moved_to_a_dot_folder(cat: Path) -> None:
+    p = doc_path(cat, CUTTER)
+    (cat / ".hidden").mkdir()
+    p.rename(cat / ".hidden" / p.name)
+
+
+@pytest.mark.parametrize("hide", [_unreadable, _excluded, _renamed, _moved_to_a_dot_folder])
+def test_an_active_provider_not_seen_fails_exclusive_and_active_conflict(cat: Path,
+                                                                         hide: object) -> None:
+    hide(cat)  # type: ignore[operator]
+    v = _verdicts(cat, RIVAL)
+    for gate in ("exclusive", "active-conflict"):
+        assert v[gate][0] == "fail", (gate, v[gate])
+        assert "cannot tell" in v[gate][1]
+    assert switch(RIVAL, "active", "runtime", False, False, str(cat)) == 1
+    assert json.loads((cat / "rival.json").read_text("utf-8"))["provenance"][
+        "runtime_status"] == "inactive"
+
+
+def test_a_log_line_that_cannot_be_read_fails_exclusive(cat: Path) -> None:
+    assert switch(CUTTER, "inactive", "runtime", False, False, str(cat)) == 0
+    with (cat / "transitions.ndjson").open("ab") as f:
+        f.write(b'{"component_id": "somebody", "kind": "runtime", "to_runtime": \n')
+    v = _verdicts(cat, RIVAL)
+    assert v["exclusive"][0] == "fail" and "transitions.ndjson line" in v["exclusive"][1]
+
+
+def test_when_nothing_is_hidden_the_rival_passes_once_the_provider_is_off(cat: Path) -> None:
+    assert switch(CUTTER, "inactive", "runtime", False, False, str(cat)) == 0
+    v = _verdicts(cat, RIVAL)
+    assert v["exclusive"][0] == "pass" and v["active-conflict"][0] == "pass"
+
+
+def test_a_hidden_inactive_component_hides_nothing(cat: Path) -> None:
+    assert switch(CUTTER, "inactive", "runtime", False, False, str(cat)) == 0
+    _renamed(cat)  # (no longer live by the log: nothing the gates need is missing)
+    v = _verdicts(cat, RIVAL)
+    assert v["exclusive"][0] == "pass", v["exclusive"]
