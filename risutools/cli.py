@@ -125,8 +125,9 @@ def _execute(name: str, params: dict[str, Any], *, exit_zero: bool = False,
     command = _command(name)
     try:  # a value out of its choices, range or form: the option's usage error
         before = getattr(command, "reads_before", None)  # (what it will find to read: a
-        refuse_output_on_input(params, how, getattr(command, "reads_file", None),  # catalog
-                               (lambda: before(params)) if before is not None else None)
+        writes = getattr(command, "writes", lambda _p: ())(params)  # catalog; what it writes)
+        refuse_output_on_input(params, how, getattr(command, "reads_file", None),
+                               (lambda: before(params)) if before is not None else None, writes)
         options = command.Options(**params)
         check_report_path(how.get("output"), how.pop("formats", ()))
         check_report_path(how.get("report"))
@@ -134,7 +135,8 @@ def _execute(name: str, params: dict[str, Any], *, exit_zero: bool = False,
             result = command.run(options, **(hooks or {}))
         found = getattr(result, "reads", None)  # (what it found to read for itself: its
         if found is not None:  # catalog, its configuration ...)
-            refuse_output_on_input(params, how, getattr(command, "reads_file", None), found)
+            refuse_output_on_input(params, how, getattr(command, "reads_file", None), found,
+                                   writes)
     except UsageError as exc:
         if not exc.where:  # options that do not fit together
             raise _click_class("UsageError")(exc.why) from None

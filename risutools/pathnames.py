@@ -222,3 +222,11 @@ def excluded(patterns: tuple[str, ...], rel: str, name: str) -> bool:
         return False
     rx = _globs(tuple(patterns))
     return rx.match(rel) is not None or rx.match(name) is not None
+
+
+class WholeFolder(str):
+    """A folder every file of which a command may read (a source store: any file in it may
+    be looked up and hashed), as a command names what it reads: an output inside it is one
+    of its inputs, whatever the file is."""
+
+    __slots__ = ()

@@ -16,11 +16,14 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from risutools.catalog.catalog import MARKERS, find_root
 from risutools.contract.loaders import load_file, not_a_component
 from risutools.errors import RisuError
 from risutools.formats.reader import detect
+from risutools.pathnames import WholeFolder
+from risutools.replay.api import report_paths
 from risutools.settings.catalog import CACHE_DIR, REPLAY_REPORT, REPLAYS_DIR
 from risutools.settings.config import Settings
 
@@ -65,5 +68,18 @@ def implicit_inputs(paths: Iterable[str | Path | None], cfg: Settings | None
                             not os.path.isdir(p) else os.fspath(p or ".") for p in paths)
     found: list[Path | None] = [find_root(Path(f)) for f in folders]  # (once a folder)
     if cfg is not None:
-        found += [cfg.source_file, cfg.catalog.allowed_signers, cfg.sources]
-    return tuple(dict.fromkeys(str(p) for p in found if p is not None))
+        found += [cfg.source_file, cfg.catalog.allowed_signers]
+    got = [str(p) for p in found if p is not None]
+    if cfg is not None and cfg.sources is not None:  # (any file of it may be hashed)
+        got.append(WholeFolder(cfg.sources))
+    return tuple(dict.fromkeys(got))
+
+
+def report_renderings(params: dict[str, Any]) -> tuple[str, ...]:
+    """What a replay command writes besides the report ``-o`` names: its ``.md`` and
+    ``.html`` renderings next to it (a command's ``writes``: asked, as ``-o`` is, never to
+    be a file the command reads)."""
+    out = params.get("output")
+    if not isinstance(out, str) or not out or Path(out).suffix.lower() in (".md", ".html"):
+        return ()  # (none named, or refused as it is)
+    return tuple(str(p) for p in report_paths(out)[1:])

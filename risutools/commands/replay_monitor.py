@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
-from risutools.commands.outputs import implicit_inputs, report_replaces
+from risutools.commands.outputs import implicit_inputs, report_renderings, report_replaces
 from risutools.commands.replay_run import refuse_invalid_component
 from risutools.replay.api import catalog_section, report_paths, run_monitor, write_report_files
 from risutools.replay.component import load_component
@@ -17,6 +17,8 @@ from risutools.targets import check_target
 
 #: a file the command reads (cli asks it): a report in replays/ is written again
 reads_file = report_replaces
+#: the renderings written next to the report (cli asks it)
+writes = report_renderings
 
 @dataclass(frozen=True)
 class Options:

@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 
 from risutools.catalog.catalog import refuse_outside_own_catalog
 from risutools.catalog.evidence import evidence_writer
-from risutools.commands.outputs import implicit_inputs, report_replaces
+from risutools.commands.outputs import implicit_inputs, report_renderings, report_replaces
 from risutools.contract.schema import mc100
 from risutools.contract.validate import validate_document
 from risutools.errors import Code, DocumentError
@@ -22,6 +22,8 @@ from risutools.targets import check_target
 
 #: a file the command reads (cli asks it): a report in replays/ is written again
 reads_file = report_replaces
+#: the renderings written next to the report (cli asks it)
+writes = report_renderings
 
 @dataclass(frozen=True)
 class Options:

@@ -13,7 +13,7 @@ from typing import Any
 
 from risutools.errors import Code, RisuError, UsageError
 from risutools.fsio import atomic_write
-from risutools.pathnames import real_path, show_name
+from risutools.pathnames import WholeFolder, real_path, show_name
 from risutools.safeio import within
 from risutools.targets import check_target, os_error_line
 
@@ -36,11 +36,15 @@ OUTPUT_OPTIONS = ("output", "out", "report", "out_dir", "queue")
 #: of those, the folders a command also reads (``ingest -o CATALOG``: the catalog's
 #: documents, log, facts and cache), so a report named inside one is judged as inside an input
 FOLDER_OUTPUTS = ("out", "out_dir", "queue")
+#: the options that name a folder any file of which the command may read (a source store:
+#: each file looked up by its name or digest is hashed), whatever the file is
+WHOLE_OPTIONS = ("sources",)
 
 
 def refuse_output_on_input(params: dict[str, Any], how: dict[str, Any],
                            reads: Callable[[str], bool] | None = None,
-                           found: Callable[[], Iterable[str]] | None = None) -> None:
+                           found: Callable[[], Iterable[str]] | None = None,
+                           writes: Iterable[str] = ()) -> None:
     """A usage error when an output names a regular file the command reads (``analyze -o
     m.risum m.risum`` replaced the module by its report; ``replay run doc.json -o doc.json``
     the document by its report): every path among the other options is an input, and
@@ -48,31 +52,41 @@ def refuse_output_on_input(params: dict[str, Any], how: dict[str, Any],
     file inside a folder given (``review cat -o cat/doc.json``; a report an earlier run left
     there is not read, and may be written again).  ``found``: what the command found to
     read for itself (its catalog, its configuration ...), asked only when an output named
-    is already a file."""
-    inputs = [v for k, val in params.items() if k not in OUTPUT_OPTIONS or k in FOLDER_OUTPUTS
+    is already a file; ``writes``: the files it writes besides those its options name (a
+    replay report's ``.md`` and ``.html``).  An output is taken where it lands: every
+    link on its way followed, and a ``..`` after a folder not there yet (which the writer
+    makes) undone (``-o nosuch/../doc.json`` is ``doc.json``).  A folder named by one of
+    :data:`WHOLE_OPTIONS`, or found as a :class:`~risutools.pathnames.WholeFolder` (a source
+    store), is read whole: no output may be inside it."""
+    inputs = [WholeFolder(v) if k in WHOLE_OPTIONS else v
+              for k, val in params.items() if k not in OUTPUT_OPTIONS or k in FOLDER_OUTPUTS
               for v in (val if isinstance(val, (list, tuple)) else (val,))
               if isinstance(v, str) and v and v != "-"
               and (k not in FOLDER_OUTPUTS or os.path.isdir(v))]
-    outputs = _existing_outputs(params, how)
+    outputs = _existing_outputs(params, how, writes)
     if outputs and found is not None:
         inputs += found()
-    for out in outputs:
+    for named, out in outputs:
         given = next((g for g in inputs if _reads_it(out, g, reads)), None)
         if given is not None:
-            raise UsageError("--output", f"{show_name(out)!r} is also read by the command "
+            raise UsageError("--output", f"{show_name(named)!r} is also read by the command "
                              f"(as {show_name(given)!r}): writing there would replace it; "
                              "name another file")
 
 
-def _existing_outputs(params: dict[str, Any], how: dict[str, Any]) -> list[str]:
-    """The outputs named that are regular files already."""
+def _existing_outputs(params: dict[str, Any], how: dict[str, Any],
+                      writes: Iterable[str] = ()) -> list[tuple[str, str]]:
+    """The outputs named that are regular files already, each where it lands (every link on
+    its way followed, a ``..`` after a folder not there yet undone, as the writer, which
+    makes the folder, lands there)."""
+    named = [v for k in OUTPUT_OPTIONS for v in (params.get(k), how.get(k))]
     out = []
-    for k in OUTPUT_OPTIONS:
-        for v in (params.get(k), how.get(k)):
-            if isinstance(v, str) and v and v != "-":
-                with contextlib.suppress(OSError, ValueError):
-                    if stat.S_ISREG(os.stat(v).st_mode):
-                        out.append(v)
+    for v in (*named, *writes):
+        if isinstance(v, str) and v and v != "-":
+            with contextlib.suppress(OSError, ValueError):
+                landed = os.path.realpath(v)
+                if stat.S_ISREG(os.stat(landed).st_mode):
+                    out.append((v, landed))
     return out
 
 
@@ -81,9 +95,11 @@ def _reads_it(out: str, given: str, reads: Callable[[str], bool] | None) -> bool
     try:
         if os.path.samefile(out, given):
             return True
-        if reads is None or not os.path.isdir(given):
+        if not os.path.isdir(given) or (reads is None and not isinstance(given, WholeFolder)):
             return False
-        return within(str(real_path(out)), str(real_path(given))) and reads(out)
+        if not within(str(real_path(out)), str(real_path(given))):
+            return False
+        return isinstance(given, WholeFolder) or (reads is not None and reads(out))
     except (OSError, ValueError):
         return False
 
