@@ -7,19 +7,28 @@ own ``exclude:``, moved or renamed: the graph the gates read held only the docum
 and dropped the rest without a word.  Now the gates that read other components (G7, G12,
 G13) fail "cannot tell" while a catalog file cannot be read, a log line cannot be read, or
 a component the log says is live has no document read.
+
+The review's board said an approval was done on a weaker test than the approval gate's:
+an unsigned record where signatures are required, or a record review itself lists as
+unreadable, counted; and such an unreadable record's signature was tallied ``unchecked``
+(signed, no allowed_signers configured), which it was not.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
 from harness import switch
-from test_catalog_support import CUTTER, doc_path, fresh_catalog, to_promoted
+from test_catalog_support import CUTTER, MOOD, doc_path, fresh_catalog, run, to_promoted
 
 from risutools.catalog.catalog import Catalog
 from risutools.catalog.promote import plan
+from risutools.catalog.review import review_catalog
 
 RIVAL = "module.risu.174678332.rival-cutter"
 
@@ -101,3 +110,59 @@ def test_a_hidden_inactive_component_hides_nothing(cat: Path) -> None:
     _renamed(cat)  # (no longer live by the log: nothing the gates need is missing)
     v = _verdicts(cat, RIVAL)
     assert v["exclusive"][0] == "pass", v["exclusive"]
+
+
+# ---- the board's path to approved, and an unreadable record's signature -----------------
+
+needs_ssh = pytest.mark.skipif(
+    shutil.which("ssh-keygen") is None and not os.environ.get("RISUTOOLS_REQUIRE_SSH"),
+    reason="ssh-keygen (openssh-client) is not installed")
+
+
+@pytest.fixture
+def signed(tmp_path_factory: pytest.TempPathFactory, tmp_path: Path) -> Path:
+    c = fresh_catalog(tmp_path_factory, tmp_path)
+    key = tmp_path / "key"
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "kim", "-f",
+                    str(key)], check=True)
+    kind, blob = (tmp_path / "key.pub").read_text().split()[:2]
+    (c / ".allowed_signers").write_text(f"kim {kind} {blob}\n")
+    cfg = (c / ".risutools.yaml").read_text()
+    (c / ".risutools.yaml").write_text(
+        cfg + "catalog:\n  allowed_signers: .allowed_signers\n  require_signatures: true\n")
+    for args in (("approve", MOOD, "--action", "request_review", "--reviewer", "kim",
+                  "--sign", str(key)), ("promote", MOOD, "--to", "pending_human_review")):
+        r = run(*args, "--catalog", str(c), cwd=c)
+        assert r.returncode == 0, r.stdout + r.stderr
+    return c
+
+
+def _path(cat: Path, cid: str) -> dict[str, tuple[str, str]]:
+    board = review_catalog(Catalog.open(cat)).data["board"]
+    row = next(b for b in board if b["component_id"] == cid)
+    return {p["part"]: (p["state"], p["detail"]) for p in row["path"]}
+
+
+@needs_ssh
+def test_an_unsigned_approval_where_signatures_are_required_is_not_done(signed: Path) -> None:
+    r = run("approve", MOOD, "--action", "approve", "--reviewer", "kim", "--catalog",
+            str(signed), cwd=signed)  # (unsigned)
+    assert r.returncode == 0, r.stderr
+    assert _path(signed, MOOD)["approvals"][0] == "missing"
+
+
+@needs_ssh
+def test_an_unreadable_record_is_neither_done_nor_unchecked(signed: Path) -> None:
+    c = Catalog.open(signed)
+    base = c.resolve(MOOD).base_sha256
+    (signed / "approvals" / f"{MOOD}--approve--x.yaml").write_text(
+        f"component_id: {MOOD}\ncomponent_version: 1.0.0\naction: approve\n"
+        'reviewer: "kim\\e"\nat: \'2026-12-07T00:00:00+00:00\'\n'
+        f"base_sha256: {base}\nnote: \'\'\nread: {{how: none}}\n"
+        'signature: "-----BEGIN SSH SIGNATURE-----\\nAAAA\\n-----END SSH SIGNATURE-----\\n"\n',
+        "utf-8")
+    data = review_catalog(Catalog.open(signed)).data
+    rows = [a for a in data["approvals"] if a["file"].endswith("--approve--x.yaml")]
+    assert rows and rows[0]["state"] == "unreadable"
+    assert rows[0]["signature"] == "not_read"
+    assert _path(signed, MOOD)["approvals"][0] == "missing"

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from risutools.catalog.approvals import CURRENT, Approval, standing
-from risutools.catalog.catalog import Entry
+from risutools.catalog.approvals import Approval, find_approval
+from risutools.catalog.catalog import Catalog, Entry
 from risutools.contract.rules import mc600
 from risutools.contract.transitions import UsedRecords
 from risutools.contract.validate import Verification
@@ -39,20 +39,20 @@ def _wanted(status: str) -> tuple[str, ...]:
     return got
 
 
-def path_to_approved(e: Entry, findings: list[Finding] | None,
+def path_to_approved(cat: Catalog, e: Entry, findings: list[Finding] | None,
                      verifications: list[Verification],
                      approvals: list[Approval], used: UsedRecords) -> list[dict[str, Any]]:
     """The four parts of the path, each ``done``, ``missing`` or ``n/a``, with a detail
-    (``used``: the records the log's lines used, which approve no further step)."""
+    (``used``: the records the log's lines used, which approve no further step).  An
+    approval is done when the approval gate would take it (:func:`find_approval`: read,
+    named for the component and the action, current, of the document's version, signed
+    and allowed where signatures are required), never on a weaker test."""
     narrative = [f for f in findings or () if f.rule == mc600.id]
     needs_replay = any(c.startswith("context.") for c in e.caps("provides"))
     replay = e.get("projection", "replay_status")
     bad = [v.status for v in verifications if v.status != "verified"]
-    have = {a.field("action") for a in approvals
-            if a.field("component_id") == e.component_id
-            and standing(a, e.base_sha256, used) == CURRENT}
     wanted = list(_wanted(e.review_status))
-    missing = [a for a in wanted if a not in have]
+    missing = [act for act in wanted if not find_approval(cat, e, act, approvals, used).ok]
     return [
         _part("narrative", not narrative, "situation, core and invariants written"
               if not narrative else f"{mc600.id}: write them in the curator notes"),

@@ -10,7 +10,8 @@ Sections of the result (``catalog-review-v1``):
 - ``chain``: the transition log itself (broken lines, lines for unknown components,
   hash continuity from one line of a component to the next, unfinished writes);
 - ``approvals``: every record with its state (current, used, stale, orphan, unreadable)
-  and signature (verified, unsigned, bad, not_allowed, unchecked);
+  and signature (verified, unsigned, bad, not_allowed, unchecked; not_read: the record
+  could not be read);
 - ``file_findings``: the review's own findings, one check id each (RV101-RV305, the units
   of :mod:`risutools.catalog.review_checks`), after ``rules:``, ``--select`` and ``--ignore``;
 - ``counts``: review and runtime statuses, findings, approvals;
@@ -413,7 +414,7 @@ def _approvals(cat: Catalog, approvals: list[Approval], entries: list[Entry],
                                "action": a.field("action"), "reviewer": a.field("reviewer"),
                                "base_sha256": a.field("base_sha256")}
         if a.problem:
-            row.update(state="unreadable", signature="unchecked")
+            row.update(state="unreadable", signature="not_read")  # (never checked)
             facts = ApprovalFacts(a, "unreadable", None, req, None)
         else:
             sig = a.signature(cat)
@@ -498,7 +499,7 @@ def _board(cat: Catalog, entries: list[Entry], graph: Graph, log: CatalogLog,
             p = plan(cat, e, to, graph=graph, log=log, approvals=own,
                      verifications=by_doc.get(key, []), base_findings=found.get(key),
                      status_found=made[1] if made is not None and made[0] == to else None)
-            path = path_to_approved(e, found.get(key), by_doc.get(key, []), own, used)
+            path = path_to_approved(cat, e, found.get(key), by_doc.get(key, []), own, used)
         finally:
             e.reload = reload
         ready = p.ok
