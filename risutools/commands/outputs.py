@@ -36,27 +36,35 @@ def reads_file(path: str) -> bool:
     """Whether a command reading the folder that holds ``path`` may read it: a file of the
     catalog's own (:data:`OWN_NAMES`), a Risu file, or a component document (a report an
     earlier run left is none of these); bounded as every read."""
+    return _read_as(path)[0]
+
+
+def _read_as(path: str) -> tuple[bool, Any]:
+    """:func:`reads_file`'s answer, and the file's one document when it was read as one
+    (None otherwise): what :func:`report_replaces` asks too, the file read once."""
     p = Path(path)
     if p.name in OWN_NAMES or any(part in OWN_NAMES for part in p.parent.parts):
-        return True
+        return True, None
     try:
         if detect(path) is not None:
-            return True
+            return True, None
     except RisuError:  # (not readable: not read by the command either)
-        return False
+        return False, None
     out = load_file(path, from_folder=True)
-    return bool(out.documents) and not_a_component(out.documents[0].doc) is None
+    if not out.documents:
+        return False, None
+    doc = out.documents[0].doc
+    return not_a_component(doc) is None, doc if len(out.documents) == 1 else None
 
 
 def report_replaces(path: str) -> bool:
     """:func:`reads_file` for a command that writes replay reports: a file in a catalog's
     ``replays/``, or a replay report anywhere, is a report an earlier run left (written
     again), anything else as :func:`reads_file` says."""
-    if Path(path).parent.name == REPLAYS_DIR or not reads_file(path):
+    if Path(path).parent.name == REPLAYS_DIR:
         return False
-    out = load_file(path, from_folder=True)
-    doc = out.documents[0].doc if len(out.documents) == 1 else None
-    return not (isinstance(doc, dict) and doc.get("report") == REPLAY_REPORT)
+    read, doc = _read_as(path)
+    return read and not (isinstance(doc, dict) and doc.get("report") == REPLAY_REPORT)
 
 
 def implicit_inputs(paths: Iterable[str | Path | None], cfg: Settings | None
