@@ -1,6 +1,8 @@
 """Every check id and its scope: the index the configuration's ``rules:`` and
-``--select``/``--ignore`` read without importing every engine; and the checks
-that guard the lifecycle (``guards=True``), which no configuration grades.
+``--select``/``--ignore`` read without importing every engine; the checks
+that guard the lifecycle (``guards=True``), which no configuration grades; the
+checks each check needs (``needs=``), which a filter keeps with it; and each
+replay invariant's severity (a report's summary follows from them).
 
 Generated from the checks themselves by ``python -m risutools.commands.docs``; do not
 edit (a test fails when it is stale).
@@ -141,3 +143,25 @@ GUARDS: frozenset[str] = frozenset({
     "RV302",
     "RV303",
 })
+
+NEEDS: dict[str, tuple[str, ...]] = {
+    "MC201": ("MC200",),
+    "MC202": ("MC200",),
+    "MC203": ("MC200",),
+    "MC600": ("MC100",),
+}
+
+INVARIANT_SEVERITY: dict[str, str] = {
+    "M1": "error",
+    "M2": "error",
+    "M3": "error",
+    "R1": "error",
+    "R2": "error",
+    "R3": "error",
+    "R4": "error",
+    "R5": "error",
+    "R6": "error",
+    "R7": "error",
+    "R8": "error",
+    "R9": "warning",
+}

@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from risutools.checks.ids import GUARDS, SCOPE_OF
+from risutools.checks.ids import GUARDS, NEEDS, SCOPE_OF
 from risutools.errors import Code, ConfigError, UsageError
 from risutools.findings import Severity
 from risutools.printable import quoted
@@ -74,6 +74,9 @@ class Check:
     #: it guards the lifecycle (a status, runtime state or publishing the log and its
     #: approvals back): a configuration, which a pull request edits too, cannot grade it
     guards: bool = False
+    #: the checks whose findings it relies on (MC201 reads only digests MC200 passed): a
+    #: filter that keeps it keeps them (:meth:`RuleFilter.keep`), so it never passes blind
+    needs: tuple[str, ...] = ()
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if self.run is None:
@@ -131,17 +134,19 @@ def split_doc(doc: str) -> tuple[str, str, str]:
 def check(id: str, severity: Severity, scope: str, title: str, *,
           fixer: Callable[[Any], Iterator[tuple[str, str]]] | None = None,
           targets: tuple[str, ...] = (),
-          report_text: str = "", guards: bool = False) -> Callable[[Callable[..., Any]], Check]:
+          report_text: str = "", guards: bool = False,
+          needs: tuple[str, ...] = ()) -> Callable[[Callable[..., Any]], Check]:
     """Decorator: the function is the check; its docstring is its documentation.
     ``fixer`` (optional) makes it fixable (see :attr:`Check.fixer`); ``targets``: the
     statuses a gate guards (see :attr:`Check.targets`); ``report_text`` (optional) is the
     line a report prints beside its verdict (:attr:`Check.report_text`); ``guards``: it
-    guards the lifecycle (:attr:`Check.guards`)."""
+    guards the lifecycle (:attr:`Check.guards`); ``needs``: the checks it relies on
+    (:attr:`Check.needs`)."""
 
     def wrap(fn: Callable[..., Any]) -> Check:
         summary, why, fix = split_doc(fn.__doc__ or "")
         return _register(Check(id, severity, scope, title, summary, why, fix, fn, fixer,
-                               targets, report_text, guards))
+                               targets, report_text, guards, needs))
 
     return wrap
 
@@ -166,6 +171,16 @@ def guard_ids() -> frozenset[str]:
     """The ids of the checks that guard the lifecycle (:attr:`Check.guards`; the generated
     index :data:`risutools.checks.ids.GUARDS`): no configuration grades them."""
     return GUARDS
+
+
+def needed_by() -> dict[str, tuple[str, ...]]:
+    """Each check another needs -> the checks that need it (the generated index
+    :data:`risutools.checks.ids.NEEDS` turned round)."""
+    out: dict[str, tuple[str, ...]] = {}
+    for cid, needs in NEEDS.items():
+        for need in needs:
+            out[need] = (*out.get(need, ()), cid)
+    return out
 
 
 def sort_key(c: Check | str) -> tuple[str, int]:
@@ -218,7 +233,9 @@ class RuleFilter:
     """``--select`` / ``--ignore``: ids or ruff-style prefixes (``MC2`` = MC200-MC299),
     repeated or comma-separated (``--select MC2,RA1``).
 
-    Checks of scope ``load`` (unreadable input: MC000, MC001) are never filtered out.
+    Checks of scope ``load`` (unreadable input: MC000, MC001) are never filtered out, and
+    a check another kept check needs (:attr:`Check.needs`: MC200 for MC201-MC203, MC100
+    for MC600) is kept with it: what the kept check cannot read is said, never passed.
     A code that matches no check is a ConfigError (exit 2)."""
 
     def __init__(self, select: Iterable[str] = (), ignore: Iterable[str] = ()) -> None:
@@ -230,6 +247,7 @@ class RuleFilter:
                 raise ConfigError(Code.UNKNOWN_RULE, f"no rule matches {quoted(s)} "
                                   "(see `risutools rule` for the list)")
         self._always = frozenset(cid for cid, scope in known.items() if scope == "load")
+        self._needed_by = needed_by()
 
     @property
     def keeps_all(self) -> bool:
@@ -237,12 +255,26 @@ class RuleFilter:
         return not self.select and not self.ignore
 
     def keep(self, rule: str | Check) -> bool:
+        """Whether ``rule``'s findings are reported (and the rule run): it is selected and
+        not ignored, or it is not ignored and a rule that is needs it (``--ignore`` of a
+        check a kept check needs is refused before a command runs: check_selection)."""
         rid = str(rule)
+        if self.chosen(rid):
+            return True
+        return not self.ignored(rid) and any(self.chosen(x)
+                                             for x in self._needed_by.get(rid, ()))
+
+    def ignored(self, rid: str) -> bool:
+        """Whether ``--ignore`` names ``rid`` (or a prefix of it)."""
+        return any(matches(rid, s) for s in self.ignore)
+
+    def chosen(self, rid: str) -> bool:
+        """Whether ``--select``/``--ignore`` keep ``rid`` itself (what it needs aside)."""
         if rid in self._always:
             return True
         if self.select and not any(matches(rid, s) for s in self.select):
             return False
-        return not any(matches(rid, s) for s in self.ignore)
+        return not self.ignored(rid)
 
 
 def reported_ids(command: str, also: Iterable[str | Check] = ()) -> list[str]:
@@ -276,9 +308,12 @@ def check_selection(command: str, select: Iterable[str] = (), ignore: Iterable[s
                     also: Iterable[str | Check] = ()) -> None:
     """``--select``/``--ignore`` of ``command``, checked before it runs: a code that names no
     check ``command`` reports, or a selection that keeps none of them, is a UsageError
-    (exit 2) naming what it reports (a code that names no check at all: ``unknown-rule``).
+    (exit 2) naming what it reports (a code that names no check at all: ``unknown-rule``);
+    so is an empty id, and an ``--ignore`` of a check a kept check needs (:attr:`Check.needs`).
     Nothing is ever silently selected away.  ``also``: checks the command runs besides
     those of its scopes."""
+    for option, values in (("--select", select), ("--ignore", ignore)):
+        _no_empty_code(option, values)
     ids = reported_ids(command, also)
     known = known_ids()
     chosen = {"--select": split_codes(select), "--ignore": split_codes(ignore)}
@@ -292,3 +327,25 @@ def check_selection(command: str, select: Iterable[str] = (), ignore: Iterable[s
             flt.keep(c) for c in ids if known[c] != "load"):
         option = "--select" if chosen["--select"] else "--ignore"
         raise UsageError(option, f"nothing is left of what {command} reports: {what}")
+    _no_needed_ignored(flt, ids)
+
+
+def _no_empty_code(option: str, values: Iterable[str]) -> None:
+    """An empty id (``--select ''``, ``--select ,``, ``MC201,,MC202``) is a UsageError: it
+    is never read as no selection."""
+    for v in (values,) if isinstance(values, str) else values:
+        if any(not p.strip() for p in str(v).split(",")):
+            raise UsageError(option, f"{quoted(str(v))} holds an empty rule id; name a check "
+                             "id or prefix (see `risutools rule`)")
+
+
+def _no_needed_ignored(flt: RuleFilter, ids: Iterable[str]) -> None:
+    """``--ignore`` of a check a kept check needs (MC200 while MC201 runs) is a UsageError:
+    the kept check would pass what it cannot read (the filter keeps it anyway)."""
+    run = list(ids)
+    for cid in run:
+        users = [x for x in needed_by().get(cid, ()) if x in run and flt.chosen(x)]
+        if users and flt.ignored(cid):
+            raise UsageError("--ignore", f"{cid} cannot be ignored while {', '.join(users)} "
+                             f"run: they check only what {cid} passed; ignore them too, or "
+                             f"keep {cid}")

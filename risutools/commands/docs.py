@@ -157,13 +157,20 @@ def index_text() -> str:
     checks = sorted(every_check().values(), key=sort_key)
     rows = "".join(f'    "{c.id}": "{c.scope}",\n' for c in checks)
     guards = "".join(f'    "{c.id}",\n' for c in checks if c.guards)
+    needs = "".join(f'    "{c.id}": ({", ".join(repr(n) for n in c.needs)},),\n'
+                    for c in checks if c.needs).replace("'", '"')
+    replay = "".join(f'    "{c.id}": "{c.severity}",\n' for c in checks if c.scope == "replay")
     return ('"""Every check id and its scope: the index the configuration\'s ``rules:`` and\n'
-            "``--select``/``--ignore`` read without importing every engine; and the checks\n"
-            "that guard the lifecycle (``guards=True``), which no configuration grades.\n\n"
+            "``--select``/``--ignore`` read without importing every engine; the checks\n"
+            "that guard the lifecycle (``guards=True``), which no configuration grades; the\n"
+            "checks each check needs (``needs=``), which a filter keeps with it; and each\n"
+            "replay invariant's severity (a report's summary follows from them).\n\n"
             "Generated from the checks themselves by ``python -m risutools.commands.docs``; "
             "do not\nedit (a test fails when it is stale).\n"
             '"""\n\nSCOPE_OF: dict[str, str] = {\n' + rows + "}\n\n"
-            "GUARDS: frozenset[str] = frozenset({\n" + guards + "})\n")
+            "GUARDS: frozenset[str] = frozenset({\n" + guards + "})\n\n"
+            "NEEDS: dict[str, tuple[str, ...]] = {\n" + needs + "}\n\n"
+            "INVARIANT_SEVERITY: dict[str, str] = {\n" + replay + "}\n")
 
 
 def stale_pages(base: Path | None = None, write: bool = False) -> list[str]:

@@ -266,7 +266,8 @@ def _fix_mc201(doc: dict[str, Any]) -> Iterator[tuple[str, str]]:
         yield ("/projection/prompt_sha256", actual)
 
 
-@check("MC201", "error", "document", "prompt-digest", fixer=_fix_mc201)
+@check("MC201", "error", "document", "prompt-digest", fixer=_fix_mc201,
+       needs=(mc200.id,))
 def mc201(doc: dict[str, Any], cfg: Settings) -> Iterator[Issue]:
     """projection.prompt_sha256 is the SHA-256 of projection.prompt (UTF-8).
 
@@ -280,7 +281,7 @@ def mc201(doc: dict[str, Any], cfg: Settings) -> Iterator[Issue]:
     if not isinstance(prompt, str) or not isinstance(declared, str):
         return
     if digest_problem(declared) is not None:
-        return  # MC200 says it
+        return  # MC200 says it (a filter that keeps MC201 keeps MC200: its needs)
     actual = prompt_digest(prompt)
     if actual is None:
         yield ("/projection/prompt", "the prompt holds an unpaired surrogate and cannot be "
@@ -738,7 +739,7 @@ def _blank(v: Any) -> bool:
     return not isinstance(v, str) or not v.strip()
 
 
-@check("MC600", "warning", "document", "narrative")
+@check("MC600", "warning", "document", "narrative", needs=(mc100.id,))
 def mc600(doc: dict[str, Any], cfg: Settings) -> Iterator[Issue]:
     """Narrative fields (idea_layers.situation, idea_layers.core, invariants) are complete; a
     warning for a candidate, an error once approved/promoted/retired or under the promotion

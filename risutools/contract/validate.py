@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from risutools.canonical import doc_sha256
-from risutools.checks.registry import Check
+from risutools.checks.registry import Check, needed_by
 from risutools.checks.registry import RuleFilter as RuleFilter  # re-exported
 from risutools.collector import alive_frozen, batch_settled, cycles_paused
 from risutools.contract.checks_catalog import (
@@ -129,11 +129,14 @@ def validate_many(docs: Sequence[Checked], *, config: Settings | None = None,
 def _rules_run(keep: Callable[[str], bool] | None) -> list[tuple[str, RuleFn]]:
     """The document rules :func:`validate_many` runs: those whose findings ``keep`` keeps
     (``--select``/``--ignore``: a rule left out is not run, its findings never made), and
-    MC100 whenever MC600 runs (MC600 is silent where the schema fails)."""
+    the rules a kept rule needs (:attr:`~risutools.checks.registry.Check.needs`: MC100 for
+    MC600, silent where the schema fails; MC200 for MC201), even where their findings are
+    not kept."""
     if keep is None:
         return list(DOCUMENT_RULES)
+    users = needed_by()
     return [(rule, fn) for rule, fn in DOCUMENT_RULES
-            if keep(rule) or (rule == mc100.id and keep(mc600.id))]
+            if keep(rule) or any(keep(x) for x in users.get(rule, ()))]
 
 
 def _asked(flt: RuleFilter) -> Callable[[str], bool] | None:

@@ -209,7 +209,8 @@ def _catalog_root(ctx: VerifyContext, ld: LoadedDocument) -> Path | None:
 
 def source_refs(doc: dict[str, Any]) -> list[SourceRef]:
     """The ``source_refs`` entries of ``doc`` that can be verified: source_id,
-    source_version and sha256 strings, the digest well-formed (MC200 reports the others)."""
+    source_version and sha256 strings, the digest well-formed (MC200 reports the others:
+    MC202 and MC203 need it, so a filter that keeps them keeps MC200)."""
     prov = doc.get("provenance")
     refs = prov.get("source_refs") if isinstance(prov, dict) else None
     out: list[SourceRef] = []
@@ -256,7 +257,7 @@ def _rel(p: Path) -> str:
 # --------------------------------------------------------------------------- MC202
 
 
-@check("MC202", "error", "verify", "source-digest")
+@check("MC202", "error", "verify", "source-digest", needs=(mc200.id,))
 def mc202(ctx: VerifyContext, info: DocumentInfo, ld: LoadedDocument, ref: SourceRef) -> None:
     """When the source file is at hand (source store), source_refs[].sha256 is the SHA-256
     of its bytes (`risutools verify`).
@@ -360,7 +361,7 @@ def _verify_notes(ctx: VerifyContext, info: DocumentInfo, ld: LoadedDocument,
 # --------------------------------------------------------------------------- MC203
 
 
-@check("MC203", "error", "verify", "replay-report")
+@check("MC203", "error", "verify", "replay-report", needs=(mc200.id,))
 def mc203(ctx: VerifyContext, info: DocumentInfo, ld: LoadedDocument, ref: SourceRef) -> None:
     """A replay report referenced in source_refs (source_id 'replay:...', source_version
     'replay-report-v1') exists, its digest matches, and it reads back as the report `replay
