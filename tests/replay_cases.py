@@ -17,6 +17,7 @@ import json
 from functools import partial
 from typing import Any
 
+from risutools.checks.outcomes import summary_of
 from risutools.replay.checker import InvariantChecker
 from risutools.replay.cutter import ContextCutter, CutResult
 from risutools.replay.fixture import Message, Turn, build_fixture
@@ -116,3 +117,13 @@ def replay_verdicts(case: dict[str, Any]) -> dict[str, Verdict]:
                         partial(_ObservedMonitor, turns=turns))
     assert run.checker is not None and run.monitor_checker is not None
     return {**run.checker.verdicts, **run.monitor_checker.verdicts}
+
+
+def fail_report(rep: dict[str, Any]) -> None:
+    """``rep`` made a report that failed as the writer would say it: its first invariant
+    failed on request 1, its summary worked out from its invariants (the reader refuses a
+    summary that does not follow from them)."""
+    rep["invariants"][0].update(verdict="failed", failures=1, requests_checked=max(
+        1, rep["invariants"][0]["requests_checked"]),
+        first_failure={"request": 1, "detail": "failed (a test's report)"})
+    rep["summary"].update(summary_of(rep["invariants"]))

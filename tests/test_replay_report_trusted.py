@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 from harness import FIXTURES, run_cli
+from replay_cases import fail_report
 
 from risutools.canonical import canonical, indented, self_hash
 from risutools.contract import reportcheck
@@ -37,7 +38,7 @@ def _read(tmp_path: Path, data: bytes, component: str | None = COMPONENT
           ) -> reportcheck.ReportRead:
     path = tmp_path / "r.json"
     path.write_bytes(data)
-    return read_report(path, _digest(data), component)
+    return read_report(path, _digest(data), component, "anchor-edit")
 
 
 def _rewritten(change: Any) -> bytes:
@@ -55,10 +56,7 @@ def test_a_report_the_writer_wrote_is_read_back(tmp_path: Path) -> None:
 
 
 def test_a_failed_report_is_read_with_its_verdict(tmp_path: Path) -> None:
-    def failed(rep: dict[str, Any]) -> None:
-        rep["summary"]["verdict"] = "failed"
-
-    assert _read(tmp_path, _rewritten(failed)) == reportcheck.ReportRead(None, "failed")
+    assert _read(tmp_path, _rewritten(fail_report)) == reportcheck.ReportRead(None, "failed")
 
 
 def _drop_alert(rep: dict[str, Any]) -> None:
@@ -220,14 +218,16 @@ def test_verify_and_the_gate_read_the_report(tmp_path: Path) -> None:
     assert "report verified" in _gate_line(cat)
 
     rep = json.loads(report.read_bytes())
-    rep["summary"]["verdict"] = "failed"  # a forger's best: the hash worked out again
+    fail_report(rep)  # (its invariants too: a summary alone is refused)
     rep["report_sha256"] = self_hash(rep)
     forged = indented(rep)
     report.write_bytes(forged)
     text = doc.read_text("utf-8")
     old = json.loads(text)["provenance"]["source_refs"][-1]["sha256"]
     doc.write_text(text.replace(old, "sha256:" + _digest(forged)), "utf-8")
-    assert run_cli("verify", doc, cwd=cat).returncode == 0  # (a failed report is a report)
+    # a failed report is a report, but the document saying passed over it contradicts it
+    r = run_cli("verify", doc, cwd=cat)
+    assert r.returncode == 1 and "replay_status is 'passed' but the report" in r.stdout
     line = _gate_line(cat)
     assert "FAIL" in line and "says 'failed'" in line, line
 

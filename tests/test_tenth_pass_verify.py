@@ -17,6 +17,8 @@ before its fix.
 
 from __future__ import annotations
 
+import copy
+import hashlib
 import json
 import shutil
 from pathlib import Path
@@ -25,7 +27,9 @@ from typing import Any
 import pytest
 from harness import FIXTURES, SEED, run_cli
 
+from risutools.canonical import indented, self_hash
 from risutools.checks.registry import RuleFilter, check_selection
+from risutools.contract.reportcheck import read_report
 from risutools.errors import UsageError
 
 VERIFY = FIXTURES / "contract" / "verify"
@@ -102,3 +106,121 @@ def test_an_empty_rule_id_is_refused(tmp_path: Path, value: str) -> None:
         check_selection("validate", (), [value])
     r = run_cli("validate", "--select", value, SEED)
     assert r.returncode == 2 and "empty rule id" in r.stderr
+
+
+# ------------------------------------------------------------------ forged replay reports
+
+RESURRECT = """fixture: conversation-v1
+name: resurrect
+config: {tokenizer_profile: 1, message_overhead: 0, max_context: 40, preserve_latest: 1,
+         trim_percent: 0}
+turns:
+  - append: [{role: user, content: aaaaaaaaaa}, {role: user, content: bbbbbbbbbb},
+             {role: user, content: cccccccccc}, {role: user, content: dddddddddd},
+             {role: user, content: eeeeeeeeee}]
+  - edit: {id: m1, content: BBBBBBBBBB}
+  - edit: [{id: m0, content: BBBBBBBBBB}, {id: m1, content: ''}]
+"""
+
+
+def replayed(tmp_path: Path) -> Path:
+    """A document with the honest (failed: R5) replay report of ``resurrect``."""
+    shutil.copy(SEED, tmp_path / "doc.json")
+    (tmp_path / "replays").mkdir()
+    (tmp_path / "resurrect.yaml").write_text(RESURRECT, encoding="utf-8")
+    r = run_cli("replay", "run", "doc.json", "-x", "resurrect.yaml", "-o", "replays/r.json",
+                "--update", cwd=tmp_path)
+    assert r.returncode == 1, r.stdout + r.stderr
+    return tmp_path / "doc.json"
+
+
+def passed_with(doc_path: Path, report: bytes, ref: str = "replay:resurrect") -> None:
+    """The report written, the document's reference its digest, the document passed."""
+    (doc_path.parent / "replays" / "r.json").write_bytes(report)
+    doc = json.loads(doc_path.read_text(encoding="utf-8"))
+    for r in doc["provenance"]["source_refs"]:
+        if r["source_id"] == ref:
+            r["sha256"] = "sha256:" + hashlib.sha256(report).hexdigest()
+    doc["projection"]["replay_status"] = "passed"
+    doc["provenance"]["availability_verdict"] = "available"
+    write(doc_path, doc)
+
+
+def forged(report: dict[str, Any]) -> bytes:
+    report["report_sha256"] = self_hash(report)
+    return indented(report)
+
+
+@pytest.mark.parametrize("edit", [
+    {"verdict": "passed"},
+    {"verdict": "passed", "failed_invariants": []},
+    {"failed_invariants": []},
+    {"verdict": "passed", "failed_invariants": [], "warned_invariants": ["R5"]},
+])
+def test_a_report_whose_summary_does_not_follow_from_its_invariants_is_refused(
+        tmp_path: Path, edit: dict[str, Any]) -> None:
+    doc = replayed(tmp_path)
+    report = json.loads((tmp_path / "replays" / "r.json").read_text(encoding="utf-8"))
+    report["summary"].update(edit)
+    passed_with(doc, forged(report))
+    r = run_cli("verify", "doc.json", cwd=tmp_path)
+    assert r.returncode == 1, r.stdout
+    assert "MC203" in r.stdout and "does not follow from the checks" in r.stdout
+
+
+def test_an_invariant_whose_verdict_does_not_follow_from_its_counts_is_refused(
+        tmp_path: Path) -> None:
+    doc = replayed(tmp_path)
+    report = json.loads((tmp_path / "replays" / "r.json").read_text(encoding="utf-8"))
+    for inv in report["invariants"]:  # every invariant said passed, failures and all
+        inv["verdict"] = "passed" if inv["verdict"] == "failed" else inv["verdict"]
+    report["summary"].update(verdict="passed", failed_invariants=[])
+    passed_with(doc, forged(report))
+    r = run_cli("verify", "doc.json", cwd=tmp_path)
+    assert r.returncode == 1 and "invariant R5 says 'passed'" in r.stdout, r.stdout
+
+
+def test_the_report_of_another_fixture_is_refused(tmp_path: Path) -> None:
+    doc = replayed(tmp_path)
+    r = run_cli("replay", "run", "doc.json", "-x", FIXTURES / "replay" / "anchor-edit.yaml",
+                "-o", "other.json", cwd=tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    passed_with(doc, (tmp_path / "other.json").read_bytes())
+    r = run_cli("verify", "doc.json", cwd=tmp_path)
+    assert r.returncode == 1, r.stdout
+    assert "the report is of fixture 'anchor-edit', the reference names replay:resurrect" \
+        in r.stdout
+
+
+def test_a_document_that_contradicts_its_verified_reports_fails(tmp_path: Path) -> None:
+    doc_path = replayed(tmp_path)
+    doc = json.loads(doc_path.read_text(encoding="utf-8"))
+    doc["projection"]["replay_status"] = "passed"
+    doc["provenance"]["availability_verdict"] = "available"
+    write(doc_path, doc)
+    r = run_cli("verify", "doc.json", cwd=tmp_path)
+    assert r.returncode == 1, r.stdout
+    assert "MC203 /projection/replay_status  replay_status is 'passed' but the report " \
+        "replays/r.json says 'failed'" in r.stdout
+
+
+def test_the_reader_gate_g6_trusts_gives_a_forged_summary_no_verdict(tmp_path: Path) -> None:
+    doc = replayed(tmp_path)
+    report = json.loads((tmp_path / "replays" / "r.json").read_text(encoding="utf-8"))
+    report["summary"]["verdict"] = "passed"
+    data = forged(report)
+    passed_with(doc, data)
+    found = read_report(tmp_path / "replays" / "r.json", hashlib.sha256(data).hexdigest(),
+                        report["component_id"], "resurrect")
+    assert found.problem is not None and found.verdict is None
+    honest = copy.deepcopy(report)
+    honest["summary"]["verdict"] = "failed"
+    data = forged(honest)
+    found = read_report(_written(tmp_path, data), hashlib.sha256(data).hexdigest(),
+                        report["component_id"], "resurrect")
+    assert found.problem is None and found.verdict == "failed"
+
+
+def _written(tmp_path: Path, data: bytes) -> Path:
+    (tmp_path / "h.json").write_bytes(data)
+    return tmp_path / "h.json"

@@ -10,8 +10,12 @@ the writer writes it: :func:`risutools.canonical.indented` of the report, keys s
 space a level.  Every member and every item must read back as exactly those bytes, the head
 and each item of its long lists must satisfy ``schemas/replay-report-v1.schema.json``,
 ``report_sha256`` must be the hash of the rest, the component must be the document's, and
-the summary's counts must be the counts of its lists.  The report's own verdict is returned
-to the caller; gate G6 requires ``passed``.
+the summary's counts must be the counts of its lists, its fixture the one the document's
+reference names (``replay:<name>``), and its summary's verdict, ``failed_invariants`` and
+``warned_invariants`` those its own invariants give (each invariant's verdict from its
+counts, the summary from :func:`risutools.checks.outcomes.summary_of`, which the writer
+uses too): a summary edited to ``passed`` over a failed R5 is refused.  The report's own
+verdict is returned to the caller; gate G6 requires ``passed``.
 
 Bounded, read once in order: the file is at most :data:`MAX_REPORT_BYTES`, a line at most
 :data:`MAX_LINE`, a member outside the long lists at most :data:`MAX_MEMBER_BYTES`, and an
@@ -32,6 +36,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from risutools.canonical import canonical, indented
+from risutools.checks.outcomes import summary_of, verdict_of
 from risutools.jsonplaces import pointer_of
 from risutools.resources import load_schema
 from risutools.safeio import CHUNK, FileRefused, open_regular
@@ -52,6 +57,9 @@ MAX_ITEM_BYTES = 1 << 20
 SCHEMA = "replay-report-v1.schema.json"
 #: the items of a long list read, checked and hashed together
 BATCH = 512
+#: the long lists whose items are kept (the invariants), and how many at most
+KEPT = ("invariants",)
+MAX_KEPT = 64
 #: what a report that is not as the writer writes it is told
 NOT_WRITTEN = "not a replay report as `risutools replay run` writes it"
 
@@ -197,6 +205,9 @@ class _Reading:
         self.lines = _Lines(f)
         self.head: dict[str, Any] = {}
         self.counts: dict[str, int] = {}
+        #: the items of :data:`KEPT` lists (the invariants: a report's verdict follows from
+        #: them), at most :data:`MAX_KEPT`
+        self.kept: dict[str, list[Any]] = {}
         self.hash = hashlib.sha256(b"{")
         self.hashed = 0  # members hashed
 
@@ -289,11 +300,18 @@ class _Reading:
                 raise _Bad(f"not a replay-report-v1: {pointer_of([key, at, *path[1:]])}: "
                            f"{err.message}")
         self.hash.update((b"," if n else b"") + canonical(items)[1:-1])
+        if key in KEPT:
+            kept = self.kept.setdefault(key, [])
+            kept += items
+            if len(kept) > MAX_KEPT:
+                raise _Bad(f"{key}: more than {MAX_KEPT} items: {NOT_WRITTEN}")
 
 
-def read_report(path: str | Path, want_hex: str, component_id: str | None) -> ReportRead:
+def read_report(path: str | Path, want_hex: str, component_id: str | None,
+                fixture: str | None = None) -> ReportRead:
     """The report at ``path`` read (see the module's text); ``want_hex``: the digest its
-    bytes must have; ``component_id``: the document's."""
+    bytes must have; ``component_id``: the document's; ``fixture``: the fixture the
+    document's reference names (``replay:<name>``; None: it names none)."""
     try:
         f = open_regular(path, limit=MAX_REPORT_BYTES)
     except FileRefused as exc:
@@ -308,10 +326,10 @@ def read_report(path: str | Path, want_hex: str, component_id: str | None) -> Re
         return ReportRead(f"not read: {exc.strerror or exc}")
     if reading.lines.digest.hexdigest() != want_hex:
         return ReportRead("the file changed while it was read; run the check again")
-    return _judged(reading, component_id)
+    return _judged(reading, component_id, fixture)
 
 
-def _judged(reading: _Reading, component_id: str | None) -> ReportRead:
+def _judged(reading: _Reading, component_id: str | None, fixture: str | None) -> ReportRead:
     head = reading.head
     problem = _first_error(_validators()[0], head)
     if problem:
@@ -329,4 +347,33 @@ def _judged(reading: _Reading, component_id: str | None) -> ReportRead:
         if summary.get(key) != reading.counts.get(key, 0):
             return ReportRead(f"its summary counts {summary.get(key)!r} {key}, the report "
                               f"holds {reading.counts.get(key, 0)}: {NOT_WRITTEN}")
+    name = head["fixture"]["name"]
+    if fixture is None or name != fixture:
+        named = f"replay:{fixture}" if fixture is not None else "no fixture (no 'replay:<name>')"
+        return ReportRead(f"the report is of fixture {name!r}, the reference names {named}")
+    problem = _unfounded(summary, reading.kept.get("invariants", []))
+    if problem:
+        return ReportRead(problem)
     return ReportRead(None, summary["verdict"])
+
+
+def _unfounded(summary: dict[str, Any], invariants: list[dict[str, Any]]) -> str | None:
+    """Why the summary's verdict does not follow from the report's own invariants (each
+    verdict from its counts, the summary from the verdicts and the severities:
+    :func:`risutools.checks.outcomes.summary_of`), or None."""
+    seen: set[str] = set()
+    for inv in invariants:
+        if inv["id"] in seen:
+            return f"invariant {inv['id']} is listed twice: {NOT_WRITTEN}"
+        seen.add(inv["id"])
+        own = verdict_of(inv["requests_checked"], inv["failures"])
+        if inv["verdict"] != own:
+            return (f"invariant {inv['id']} says {inv['verdict']!r} over "
+                    f"{inv['failures']} failure(s) in {inv['requests_checked']} request(s) "
+                    f"checked ({own!r}): {NOT_WRITTEN}")
+    due = summary_of(invariants)
+    for key, value in due.items():
+        if summary.get(key, [] if key == "warned_invariants" else None) != value:
+            return (f"its summary says {key} {summary.get(key)!r}, its invariants say "
+                    f"{value!r}: the verdict does not follow from the checks; {NOT_WRITTEN}")
+    return None

@@ -227,11 +227,37 @@ def source_refs(doc: dict[str, Any]) -> list[SourceRef]:
 def verify_refs(ctx: VerifyContext, info: DocumentInfo, ld: LoadedDocument) -> None:
     """MC202 or MC203 for each source reference of one loaded document (a JSON object):
     the outcome of each in ``ctx.result.verifications``, the findings in ``info``."""
-    for ref in source_refs(ld.doc):
+    first = len(ctx.result.verifications)
+    refs = source_refs(ld.doc)
+    for ref in refs:
         if ref.is_replay:
             mc203(ctx, info, ld, ref)
         else:
             mc202(ctx, info, ld, ref)
+    _status_follows(ctx, info, ld, ctx.result.verifications[first:],
+                    sum(1 for ref in refs if ref.is_replay))
+
+
+def _status_follows(ctx: VerifyContext, info: DocumentInfo, ld: LoadedDocument,
+                    checked: list[Verification], replays: int) -> None:
+    """MC203 on ``projection.replay_status``: ``passed`` while a verified report of the
+    document says otherwise, or ``failed`` while every report is verified and passed, is
+    a document that contradicts its own reports."""
+    proj = ld.doc.get("projection")
+    status = proj.get("replay_status") if isinstance(proj, dict) else None
+    reps = [v for v in checked if v.status == "verified" and v.verdict is not None]
+    if not reps:
+        return
+    other = next((v for v in reps if v.verdict != "passed"), None)
+    if status == "passed" and other is not None:
+        said = f"the report {other.detail} says {other.verdict!r}"
+    elif status == "failed" and other is None and len(reps) == replays:
+        said = "every replay report it names says 'passed'"
+    else:
+        return
+    _emit(ctx, info, ld, mc203.id, mc203.severity, "/projection/replay_status",
+          f"replay_status is {status!r} but {said}; re-run the replay with --update so the "
+          "document records what its reports say")
 
 
 def _record(ctx: VerifyContext, info: DocumentInfo, ld: LoadedDocument, rule: Check,
@@ -366,7 +392,10 @@ def mc203(ctx: VerifyContext, info: DocumentInfo, ld: LoadedDocument, ref: Sourc
     """A replay report referenced in source_refs (source_id 'replay:...', source_version
     'replay-report-v1') exists, its digest matches, and it reads back as the report `replay
     run` wrote: a replay-report-v1 in the writer's own layout, its report_sha256 its own,
-    for this component, its summary's counts those of its lists (`risutools verify`).
+    for this component and of the fixture the reference names (replay:<name>), its
+    summary's counts those of its lists and its verdict, failed and warned invariants those
+    its own invariants give; and projection.replay_status does not contradict the verdicts
+    of the reports verified (`risutools verify`).
 
     Why: replay_status and availability_verdict rest on that report; a missing, changed or
     forged report (any file given the right digest) leaves them unsupported.
@@ -393,7 +422,8 @@ def mc203(ctx: VerifyContext, info: DocumentInfo, ld: LoadedDocument, ref: Sourc
         named = local.matching(lambda name, _: fixture in name) if local and fixture else []
         _report_missing(ctx, info, ld, ref, local, named)
         return
-    read = read_report(found, want, info.component_id)
+    read = read_report(found, want, info.component_id,
+                       fixture if ref.source_id.startswith("replay:") else None)
     if read.problem:
         _record(ctx, info, ld, mc203, ref, "mismatch",
                 f"replay report {_rel(found)}: {read.problem}")

@@ -19,7 +19,7 @@ from typing import Any, overload
 
 from risutools import __version__
 from risutools.canonical import indented, prefixed, self_hash
-from risutools.checks.registry import registered_checks
+from risutools.checks.outcomes import summary_of
 from risutools.errors import Code, ReplayError
 from risutools.replay.checker import INVARIANTS, InvariantChecker
 from risutools.replay.cutter import ContextCutter, CutResult
@@ -53,7 +53,6 @@ from risutools.replay.spool import (
     canonical_pieces,
     indented_pieces,
 )
-from risutools.replay.verdicts import FAILED, NOT_CHECKED, PASSED, summary_verdict
 from risutools.settings.catalog import REPLAY_REPORT
 from risutools.settings.lifecycle import base_sha256
 from risutools.settings.replay import ReplayConfig
@@ -592,21 +591,13 @@ def _invariants(run: ReplayRun) -> list[dict[str, Any]]:
 
 
 def _summary(counts: dict[str, Any], invariants: list[dict[str, Any]]) -> dict[str, Any]:
-    checks = registered_checks()
-    warned = [i["id"] for i in invariants
-              if i["verdict"] == FAILED and checks[i["id"]].severity == "warning"]
     summary: dict[str, Any] = {
         "requests": counts["requests"],
         "alerts": counts["alerts"],
         "peak_tokens_in": counts["peak_tokens_in"],
-        # a warning that failed was checked: it neither fails the replay nor leaves it
-        # unchecked
-        "verdict": summary_verdict(PASSED if i["id"] in warned else i["verdict"]
-                                   for i in invariants),
-        "failed_invariants": [i["id"] for i in invariants
-                              if i["verdict"] == FAILED and i["id"] not in warned],
-        "warned_invariants": warned,
-        "not_checked_invariants": [i["id"] for i in invariants if i["verdict"] == NOT_CHECKED],
+        # (a warning that failed was checked: it neither fails the replay nor leaves it
+        # unchecked; the reader of a report works this out again: checks.outcomes)
+        **summary_of(invariants),
     }
     summary.update((k, v) for k, v in counts.items() if k not in summary)
     return summary

@@ -11,34 +11,21 @@ or ``not-checked`` (it applied to no request: never reported as ``passed``).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from risutools.checks.outcomes import FAILED as FAILED  # re-exported
+from risutools.checks.outcomes import NOT_CHECKED as NOT_CHECKED  # re-exported
+from risutools.checks.outcomes import PASSED as PASSED  # re-exported
+from risutools.checks.outcomes import summary_verdict as summary_verdict  # re-exported
+from risutools.checks.outcomes import verdict_of
 from risutools.checks.registry import Check, of_family
-
-PASSED, FAILED, NOT_CHECKED = "passed", "failed", "not-checked"
 
 #: an invariant's answer for one request (see the module docstring)
 Answer = str | Callable[[], str] | None
 SKIP: Answer = None
 HELD: Answer = ""
-
-
-def verdict_of(checked: int, failures: int) -> str:
-    """The one rule for every verdict: a pass needs at least one check that ran."""
-    if failures:
-        return FAILED
-    return PASSED if checked else NOT_CHECKED
-
-
-def summary_verdict(verdicts: Iterable[str]) -> str:
-    """A replay's verdict: failed if any check failed, passed if at least one ran, else
-    not-checked (no applicable invariant: a replay that checked nothing never passes)."""
-    seen = set(verdicts)
-    if FAILED in seen:
-        return FAILED
-    return PASSED if PASSED in seen else NOT_CHECKED
 
 
 def invariants_of(family: str) -> list[Check]:
