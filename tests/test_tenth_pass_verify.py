@@ -224,3 +224,22 @@ def test_the_reader_gate_g6_trusts_gives_a_forged_summary_no_verdict(tmp_path: P
 def _written(tmp_path: Path, data: bytes) -> Path:
     (tmp_path / "h.json").write_bytes(data)
     return tmp_path / "h.json"
+
+
+# ---- the configuration's rules: a needed check turned off (stop 64) -----------------------
+
+@pytest.mark.parametrize("rules", ["MC200: off", "MC200: 'off'", "MC20: off\n  MC201: error"])
+def test_a_configuration_turning_off_what_a_check_needs_is_refused(tmp_path: Path,
+                                                                  rules: str) -> None:
+    (tmp_path / ".risutools.yaml").write_text(f"rules:\n  {rules}\n", "utf-8")
+    doc = json.loads(SEED.read_text("utf-8"))
+    doc["projection"]["prompt_sha256"] = "sha256:" + "A" * 64
+    (tmp_path / "bad.json").write_text(json.dumps(doc), "utf-8")
+    r = run_cli("validate", "bad.json", cwd=tmp_path)
+    assert r.returncode == 2 and "cannot be off while MC201" in r.stderr
+
+
+def test_turning_a_check_off_with_what_it_needs_is_allowed(tmp_path: Path) -> None:
+    (tmp_path / ".risutools.yaml").write_text("rules:\n  MC2: off\n", "utf-8")
+    shutil.copy(SEED, tmp_path / "doc.json")
+    assert run_cli("validate", "doc.json", cwd=tmp_path).returncode == 0

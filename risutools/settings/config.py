@@ -49,6 +49,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from risutools.checks.ids import NEEDS
 from risutools.checks.registry import RuleFilter, guard_ids, known_ids, matches, split_codes
 from risutools.errors import Code, ConfigError
 from risutools.pathnames import excluded, real_path, search_start, show_name
@@ -346,6 +347,13 @@ def _severities(raw_rules: Any, where: str) -> dict[str, str]:
         keys = [k for k in levels if matches(cid, k)]
         if keys:
             sev[cid] = levels[max(keys, key=len)]
+    for cid, needed in NEEDS.items():  # (as --ignore of it is refused: never blind)
+        off = [n for n in needed if sev.get(n) == "off"]
+        if off and sev.get(cid) != "off":
+            raise ConfigError(Code.CONFIG_BAD_VALUE, f"{off[0]} cannot be off while "
+                              f"{cid} is on ({cid} needs it: what it cannot read, {off[0]} "
+                              f"says); turn {cid} off too, or leave {off[0]} on",
+                              where="rules", path=where)
     return sev
 
 
