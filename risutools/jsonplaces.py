@@ -244,13 +244,29 @@ def int_digits_bound() -> int:
     return int(get()) if get is not None else 0
 
 
+#: Python's default bound on an integer's digits (``sys.int_info.default_max_str_digits``),
+#: the bound YAML's other integer forms are held to where Python has none (3.10)
+DEFAULT_INT_DIGITS = 4300
+
+
+def int_digits_limit() -> int:
+    """The most decimal digits an integer read from YAML may have, in any of its forms
+    (decimal, hexadecimal, octal, binary, sexagesimal): Python's bound, else its default."""
+    return int_digits_bound() or DEFAULT_INT_DIGITS
+
+
+def int_too_long_words() -> str:
+    """The reader's words for an integer past :func:`int_digits_limit`."""
+    return (f"an integer of more than {int_digits_limit()} digits is out of a JSON number's "
+            "range (it reads as Infinity)")
+
+
 def int_too_long(exc: BaseException) -> str | None:
     """The reader's words for Python's refusal of an integer past its digit bound (its own
     text names a setting of Python, not the input); None for any other ``ValueError``."""
     if "integer string conversion" not in str(exc):
         return None
-    return (f"an integer of more than {int_digits_bound()} digits is out of a JSON number's "
-            "range (it reads as Infinity)")
+    return int_too_long_words()
 
 
 def _overflows(token: str) -> bool:

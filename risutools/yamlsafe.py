@@ -11,7 +11,9 @@ node tree, no arbitrary Python objects):
   map); ``!!binary``, ``!!set``, ``!!omap``, ``!!python/...``, custom ``!tags``
   are refused with their line;
 - YAML 1.1 timestamps (``2024-01-01``) stay the string they were written as;
-- ``.nan``/``.inf`` are refused (JSON has no NaN);
+- ``.nan``/``.inf`` are refused (JSON has no NaN), and so is a number past a JSON
+  number's range in any of YAML 1.1's forms (hexadecimal, binary, octal, sexagesimal:
+  bounded by their text before they are built, see :func:`_long_number`);
 - mapping keys must be strings (``yes:``/``1:`` are refused: quote them) and may
   not repeat;
 - nesting deeper than ``max_depth`` is refused, with its line, however deep the text.
@@ -35,11 +37,18 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from risutools.jsonplaces import escape_pointer_token, int_too_long
+from risutools.jsonplaces import (
+    escape_pointer_token,
+    int_digits_limit,
+    int_too_long,
+    int_too_long_words,
+)
 
 if TYPE_CHECKING:
     import yaml
@@ -70,9 +79,9 @@ _CLOSING: tuple[type, ...] = ()
 _STR = "tag:yaml.org,2002:str"
 _INT = "tag:yaml.org,2002:int"
 _NULL = "tag:yaml.org,2002:null"
-_SCALARS = {
-    _NULL, "tag:yaml.org,2002:bool", _INT, "tag:yaml.org,2002:float", _STR,
-}
+_BOOL = "tag:yaml.org,2002:bool"
+_FLOAT = "tag:yaml.org,2002:float"
+_SCALARS = {_NULL, _BOOL, _INT, _FLOAT, _STR}
 _TIMESTAMP = "tag:yaml.org,2002:timestamp"
 _DECIMAL = re.compile(r"[-+]?(?:0|[1-9][0-9]{0,17})\Z")
 
@@ -314,8 +323,9 @@ class _Composer:
                 raise
             except YamlRefused as exc:
                 deferred = exc
-            except (ValueError, KeyError, TypeError, AttributeError) as exc:  # !!int x,
-                deferred = self._unreadable(exc, ev, stack)  # !!bool maybe, ...
+            except (ValueError, KeyError, TypeError, AttributeError, IndexError,
+                    OverflowError) as exc:  # !!int x, !!bool maybe, !!int _, ...
+                deferred = self._unreadable(exc, ev, stack)
 
     def _too_deep(self, exc: yaml.MarkedYAMLError, stack: list[_Frame]) -> _Bound | None:
         """libyaml stops at 1,000 levels, looking ahead of the events: that is past
@@ -338,6 +348,8 @@ class _Composer:
         else:
             pointer = self._pointer(stack[-1])
         too_long = int_too_long(exc) if isinstance(exc, ValueError) else None
+        if isinstance(exc, OverflowError):  # (arithmetic past a range: bounded before)
+            too_long = f"{_shown(ev)} is out of a JSON number's range (it reads as Infinity)"
         why = (f"{too_long}; write a number or a string" if too_long is not None else
                f"{_shown(ev)} cannot be read as its tag says ({_said(exc)}); remove the tag "
                "or write a value of its type")
@@ -485,14 +497,20 @@ class _Composer:
             raise YamlRefused(f"YAML tag {tag} builds a non-JSON value; remove the tag "
                               "(plain JSON values only)", line,
                               self._pointer(parent) if parent else "")
+        if len(ev.value) > _SHORT_NUMBER and tag != _BOOL:
+            try:
+                value = _long_number(tag, ev.value)
+            except _OutOfRange as exc:
+                raise YamlRefused(exc.why, line, self._pointer(parent) if parent else "") from None
+            if value is not None:
+                return value
         memo = (tag, ev.value)
         if memo in self.constructed:
             return self.constructed[memo]
         node = ScalarNode(tag, ev.value, ev.start_mark, ev.end_mark, style=ev.style)
         value = self.loader.yaml_constructors[tag](self.loader, node)
         if isinstance(value, float) and not math.isfinite(value):
-            raise YamlRefused(f"{ev.value} is not a JSON number (NaN/Infinity); write a number "
-                              "or null", line, self._pointer(parent) if parent else "")
+            raise YamlRefused(_not_finite(ev.value), line, self._pointer(parent) if parent else "")
         if len(ev.value) <= 64 and len(self.constructed) < 4096:
             self.constructed[memo] = value
         return value
@@ -520,3 +538,163 @@ def _check_surrogates(s: str, line: int, pointer: str) -> None:
             "Unicode); fix the text",
             line, pointer,
         ) from None
+
+
+# --------------------------------------------------------------------------- numbers
+#
+# PyYAML reads a decimal integer with Python's ``int`` (which refuses more digits than
+# :func:`~risutools.jsonplaces.int_digits_bound`), but builds its other number forms by
+# arithmetic: hexadecimal (``0x``), binary (``0b``), octal (``0``, ``0o`` under ``!!int``)
+# and sexagesimal (``1:30:00``) integers, sexagesimal floats (``1:30.5``), underscores and
+# a sign allowed in each.  A long number's text is bounded here before anything is built,
+# by its size: an integer of more decimal digits than :func:`int_digits_limit`, and a float
+# past a double's range, are refused as a decimal integer past the bound and ``1.0e+400``
+# are (so a huge form costs nothing: its digits are counted, not read).
+
+#: a number's text at most this long is within every bound (64 hexadecimal digits, 32
+#: sexagesimal parts) and is built by PyYAML's constructor as it is
+_SHORT_NUMBER = 64
+#: a sexagesimal float's parts, past its leading zero parts: more than 174 overflow a
+#: double's range from their leading part (60 ** 174 > 1.8e308: PyYAML's own sum raises
+#: OverflowError), and more than 357 overflow it from any leading part but 0 (60 ** 356 *
+#: 5e-324, the least double, is past it); between the two the sum is taken exactly
+_FLOAT_PARTS, _FLOAT_PARTS_MAX = 174, 357
+_DECIMAL_PART = re.compile(r"\s*[-+]?[0-9]+\s*\Z")
+_LOG10_60 = math.log10(60)
+#: the texts ``int(text, base)`` reads as they are written (another is read, or refused, by
+#: ``int`` itself: its size bounded after)
+_BASE_DIGITS = {2: re.compile(r"\s*[01]+\s*\Z"), 8: re.compile(r"\s*0[oO]?[0-7]*\s*\Z"),
+                16: re.compile(r"\s*[0-9a-fA-F]+\s*\Z")}
+_LOG2_10 = math.log2(10)
+
+
+class _OutOfRange(Exception):
+    def __init__(self, why: str) -> None:
+        super().__init__(why)
+        self.why = why
+
+
+def _not_finite(text: str) -> str:
+    shown = text if len(text) <= 40 else f"{text[:24]}... ({len(text)} characters)"
+    return f"{shown} is not a JSON number (NaN/Infinity); write a number or null"
+
+
+def _signed(text: str, lower: bool = False) -> tuple[int, str]:
+    """PyYAML's reading of a number's sign: (+1 or -1, the text after it)."""
+    v = text.replace("_", "")
+    if lower:
+        v = v.lower()
+    sign = -1 if v[:1] == "-" else 1
+    return sign, v[1:] if v[:1] in ("+", "-") else v
+
+
+def _long_number(tag: str, text: str) -> Any:
+    """The value of a long ``!!int``/``!!float`` text as PyYAML's constructor builds it
+    (the same arithmetic), or None for the constructor to build (a decimal float: its
+    ``float`` reads any length, to an infinity at worst).  Raises :class:`_OutOfRange`
+    past the bounds, and ValueError where the constructor would."""
+    if tag == _INT:
+        sign, v = _signed(text)
+        return None if not v else sign * _long_int(v)
+    if tag == _FLOAT:
+        sign, v = _signed(text, lower=True)
+        if ":" not in v:
+            return None
+        value = sign * _sexagesimal_float(v)
+        if not math.isfinite(value):
+            raise _OutOfRange(_not_finite(text))
+        return value
+    return None
+
+
+def _long_int(v: str) -> int:
+    """An unsigned ``!!int`` text's value (PyYAML's ``construct_yaml_int``), its size
+    bounded first by the digits it has."""
+    limit = int_digits_limit()
+    if v.startswith("0b"):
+        return _based_int(v[2:], 2, limit)
+    if v.startswith("0x"):
+        return _based_int(v[2:], 16, limit)
+    if v[0] == "0":
+        body = v[1:].lstrip("0")
+        return _based_int(v, 8, limit, len(body[1:] if body[:1] in "oO" else body))
+    if ":" in v:
+        return _sexagesimal_int(v.split(":"), limit)
+    if len(v.strip().lstrip("0")) > limit:
+        raise _OutOfRange(f"{int_too_long_words()}; write a number or a string")
+    return int(v)
+
+
+def _too_big(value: int, limit: int) -> None:
+    """Refuse an integer of more than ``limit`` decimal digits."""
+    if value.bit_length() > limit * _LOG2_10 - 1 and abs(value) >= _ten_to(limit):
+        raise _OutOfRange(f"{int_too_long_words()}; write a number or a string")
+
+
+def _ten_to(n: int) -> int:
+    got = _POWERS.get(n)
+    if got is None:
+        got = _POWERS[n] = 10 ** n
+    return got
+
+
+_POWERS: dict[int, int] = {}
+
+
+def _based_int(digits: str, base: int, limit: int, significant: int | None = None) -> int:
+    """``int(digits, base)`` (a power of two: read in linear time), refused unread when
+    its significant digits are more than ``limit`` decimal digits can hold."""
+    if significant is None:
+        significant = len(digits.strip().lstrip("0"))
+    if (significant - 1) * math.log2(base) > limit * _LOG2_10 + 1 and \
+            _BASE_DIGITS[base].match(digits):
+        raise _OutOfRange(f"{int_too_long_words()}; write a number or a string")
+    value = int(digits, base)
+    _too_big(value, limit)
+    return value
+
+
+def _sexagesimal_int(parts: list[str], limit: int) -> int:
+    """Σ part × 60^place (each part read by ``int``); its leading zero parts add nothing,
+    and more parts, or a part of more digits, than ``limit`` digits can hold are refused
+    before the sum."""
+    digits = []
+    for part in parts:
+        if len(part) > limit and _DECIMAL_PART.match(part) and \
+                len(part.strip().lstrip("+-").lstrip("0")) > limit:
+            raise _OutOfRange(f"{int_too_long_words()}; write a number or a string")
+        digits.append(int(part))
+    start = 0
+    while start < len(digits) - 1 and digits[start] == 0:
+        start += 1
+    if (len(digits) - start - 1) * _LOG10_60 > limit + 1:
+        raise _OutOfRange(f"{int_too_long_words()}; write a number or a string")
+    value, base = 0, 1
+    for digit in reversed(digits[start:]):
+        value += digit * base
+        base *= 60
+    _too_big(value, limit)
+    return value
+
+
+def _sexagesimal_float(v: str) -> float:
+    """Σ part × 60^place (each part read by ``float``) as PyYAML sums it; its leading zero
+    parts add nothing, a sum past a double's range is an infinity (never OverflowError)."""
+    digits = [float(part) for part in v.split(":")]
+    start = 0
+    while start < len(digits) - 1 and digits[start] == 0.0:
+        start += 1
+    digits = digits[start:]
+    if not all(map(math.isfinite, digits)):
+        return math.inf  # (an infinity or NaN among them: refused as the sum would be)
+    if len(digits) > _FLOAT_PARTS_MAX:
+        return math.inf
+    if len(digits) > _FLOAT_PARTS:
+        exact = sum((Fraction(d) * 60 ** i for i, d in enumerate(reversed(digits))),
+                    Fraction(0))
+        return float(exact) if abs(exact) <= sys.float_info.max else math.inf
+    value, base = 0.0, 1
+    for digit in reversed(digits):
+        value += digit * base
+        base *= 60
+    return value
