@@ -24,6 +24,7 @@ from risutools.analysis.lualex import globals_fields
 from risutools.analysis.model import Analysis
 from risutools.formats.card import card_module_data, has_active_content
 from risutools.formats.model import Module
+from risutools.projection.identity import content_identity
 
 
 def card(**data: Any) -> dict[str, Any]:
@@ -59,6 +60,17 @@ def test_the_creator_notes_cbs_is_never_evaluated() -> None:
     assert not a.state and not a.computed_state
     assert not has_active_content(card_module_data(c))
     assert not rules(a)
+
+
+def test_the_creator_notes_are_not_the_cards_identity() -> None:
+    # (a re-ingest of a card whose notes were added or edited keeps its component's id)
+    ids = {content_identity(Module({"id": "c", **card_module_data(card(**extra))},
+                                   component_type="character"))
+           for extra in ({}, {"creator_notes": "hello"}, {"creator_notes": "<b>hi</b>"})}
+    assert len(ids) == 1 and None not in ids
+    other = content_identity(Module({"id": "c", **card_module_data(card(first_mes="x"))},
+                                    component_type="character"))
+    assert other not in ids
 
 
 def test_plain_creator_notes_give_nothing() -> None:

@@ -32,6 +32,7 @@ from risutools.analysis.walk_fields import charx_view, ignored_fields, mcp, name
 from risutools.analysis.walk_lore import lorebook
 from risutools.analysis.walk_lua import CODE_EFFECTS, read_lua, sort_loads
 from risutools.analysis.walk_text import GREETINGS, read_cbs, read_html, read_pattern
+from risutools.formats.card import CREATOR_NOTES
 from risutools.formats.model import Module
 from risutools.formats.toggles import parse_toggles
 from risutools.jsontypes import js_truthy
@@ -353,7 +354,7 @@ def card_fields(s: Seen) -> None:
     """CBS in a card's greetings, description and prompt fields (``cardFields``); the HTML
     of its greetings and of its creator's notes (``creatorNotes``: shown as written, their
     CBS never evaluated)."""
-    notes = s.module.data.get("creatorNotes")
+    notes = s.module.data.get(CREATOR_NOTES)
     if isinstance(notes, str):
         read_html(s, notes, "card.creator_notes")
     fields = s.module.data.get("cardFields")

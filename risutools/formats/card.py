@@ -30,8 +30,10 @@ CBS_FIELDS = ("description", "personality", "scenario", "first_mes", "mes_exampl
               "group_only_greetings")
 #: the card field RisuAI shows as HTML without evaluating its CBS: the creator's notes
 #: (``CreatorQuote.svelte`` above the chat and the character's page: ``ParseMarkdown`` with
-#: no character, so Markdown and HTML, no CBS), kept as ``creatorNotes``
+#: no character, so Markdown and HTML, no CBS), kept as ``creatorNotes`` (never part of
+#: the card's content identity: :func:`risutools.projection.identity.content_identity`)
 NOTES_FIELD = "creator_notes"
+CREATOR_NOTES = "creatorNotes"
 
 
 
@@ -70,7 +72,7 @@ def card_module_data(card: dict[str, Any],
     if fields:
         out["cardFields"] = fields
     if isinstance(data.get(NOTES_FIELD), str):
-        out["creatorNotes"] = data[NOTES_FIELD]
+        out[CREATOR_NOTES] = data[NOTES_FIELD]
     return out
 
 

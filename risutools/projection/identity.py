@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from risutools.canonical import canonical, plain_canonical, plain_levels
+from risutools.formats.card import CREATOR_NOTES
 from risutools.formats.model import Module
 
 _POST_ID_IN_NAME = re.compile(r"^([0-9]{1,20})[_-]")
@@ -46,8 +47,10 @@ def content_identity(module: Module) -> str | None:
     description and prompt fields, character book, trigger script, custom scripts,
     ``lowLevelAccess``, background HTML -- not its images or its container.  None for
     presets (their file is their identity)."""
-    if module.component_type == "character":
-        return _sha256_of({"card": module.data})
+    if module.component_type == "character":  # (the creator's notes, shown, never run:
+        # not the card's identity, so notes added or edited keep the component's id)
+        return _sha256_of({"card": {k: v for k, v in module.data.items()
+                                    if k != CREATOR_NOTES}})
     if module.component_type != "module" or not module.id:
         return None
     content = {k: v for k, v in module.data.items() if k not in _CONTAINER_FIELDS}
