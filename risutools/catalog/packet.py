@@ -47,6 +47,7 @@ from risutools.catalog.review_interactions import (
     risk_of,
 )
 from risutools.catalog.writes import write_new_file
+from risutools.contract.activecode import find_active_code
 from risutools.contract.loaders import load_bytes
 from risutools.contract.notesfind import document_keys, find_notes
 from risutools.contract.rules import mc500
@@ -67,6 +68,8 @@ LANES = ("light", "full")
 POLICY_FIELDS = ("review_status", "runtime_status", "availability_verdict", "publishable",
                  "active_code_policy", "static_analysis_only", "source_kind")
 WITHHELD = "[withheld: looks like active code (MC500); see the source]"
+#: the key a member is shown under when its key looks like active code
+WITHHELD_KEY = "[withheld key: looks like active code (MC500)]"
 
 
 def instruction_for(entry: Entry) -> tuple[str | None, str | None, str]:
@@ -81,22 +84,55 @@ def _task_id(*parts: Any) -> str:
     return "task-" + hashlib.sha256(canonical(list(parts))).hexdigest()[:16]
 
 
-def _withhold_code(doc: dict[str, Any], pointers: list[str]) -> dict[str, Any]:
+def _withhold_code(doc: dict[str, Any], pointers: list[str]
+                   ) -> tuple[dict[str, Any], dict[str, str]]:
+    """A copy of ``doc`` with the value at each pointer withheld, and a member whose key
+    looks like active code shown under :data:`WITHHELD_KEY` (MC500 reads keys too); and
+    the pointers so renamed (old -> new), for the findings that name them."""
     out = copy.deepcopy(doc)
-    for ptr in pointers:
-        keys = [k.replace("~1", "/").replace("~0", "~") for k in ptr.split("/")[1:]]
+    renamed: dict[str, str] = {}
+    for ptr in sorted(set(pointers), key=len):  # (an object withheld whole first: a key
+        keys = [k.replace("~1", "/").replace("~0", "~")  # too long for its pointer names
+                for k in ptr.split("/")[1:]]  # the object holding it)
         cur: Any = out
         for k in keys[:-1]:
-            cur = cur[int(k)] if isinstance(cur, list) else cur.get(k)
+            cur = cur[int(k)] if isinstance(cur, list) and k.isdigit() and int(k) < len(
+                cur) else cur.get(k) if isinstance(cur, dict) else None
             if cur is None:
                 break
         else:
             last = keys[-1] if keys else None
             if isinstance(cur, list) and last is not None and last.isdigit():
                 cur[int(last)] = WITHHELD
-            elif isinstance(cur, dict) and last in cur:
+            elif isinstance(cur, dict) and last is not None and last in cur:
                 cur[last] = WITHHELD
-    return out
+                if find_active_code(last) is not None:  # (the key itself: MC500 reads keys)
+                    key = _withheld_key(cur)
+                    cur[key] = cur.pop(last)
+                    renamed[ptr] = ptr.rsplit("/", 1)[0] + "/" + key
+                else:
+                    renamed[ptr] = ptr  # (what is under it: withheld with it)
+    return out, renamed
+
+
+def _shown_pointer(pointer: str | None, renamed: dict[str, str]) -> str | None:
+    """``pointer`` through the members :func:`_withhold_code` renamed or withheld: one
+    inside a value withheld names that value (what is under it is not shown)."""
+    if pointer is None or not renamed:
+        return pointer
+    for old, new in renamed.items():
+        if pointer == old or pointer.startswith(old + "/"):
+            return new
+    return pointer
+
+
+def _withheld_key(obj: dict[str, Any]) -> str:
+    """A key for a member whose key looks like active code, none of ``obj``'s."""
+    n, key = 1, WITHHELD_KEY
+    while key in obj:
+        n += 1
+        key = f"{WITHHELD_KEY} {n}"
+    return key
 
 
 @dataclass
@@ -231,6 +267,7 @@ def build_packet(cat: Catalog, entry: Entry, lane: str, *, actor: str = "",
     instr = instruction or default_instr
     findings = validate_document(entry.doc, config=cat.config)
     code_ptrs = [f.pointer for f in findings if f.rule == mc500.id]
+    shown, renamed = _withhold_code(entry.doc, code_ptrs)
     prov = entry.get("provenance")
     policy = {k: prov.get(k) for k in POLICY_FIELDS if isinstance(prov, dict) and k in prov}
     policy["replay_status"] = entry.get("projection", "replay_status")
@@ -245,11 +282,12 @@ def build_packet(cat: Catalog, entry: Entry, lane: str, *, actor: str = "",
         "component": {"component_id": entry.component_id,
                       "component_version": entry.version, "file": cat.rel(entry.path),
                       "line": entry.line},
-        "document": _withhold_code(entry.doc, code_ptrs),
+        "document": shown,
         "permission_facts": {
             "capabilities": {k: entry.caps(k) for k in ("provides", "requires", "conflicts")},
             "policy": policy,
-            "findings": [{"rule": f.rule, "severity": f.severity, "pointer": f.pointer,
+            "findings": [{"rule": f.rule, "severity": f.severity,
+                          "pointer": _shown_pointer(f.pointer, renamed),
                           "message": f.message} for f in findings],
             "risk": risk_of(inter, entry.component_id),
         },
