@@ -116,6 +116,29 @@ def _command(name: str) -> Any:
         return importlib.import_module(COMMANDS[name])
 
 
+#: the options and arguments that name a file or a folder (an empty one is refused: ``''``
+#: read as ``.`` unpacked into, packed, ingested into or hashed the current folder)
+PATH_PARAMS = frozenset({
+    "file", "files", "paths", "path", "src", "out", "output", "report", "queue", "notes",
+    "component", "fixture", "config", "config_file", "catalog", "sources", "allowed_signers",
+    "base_log", "sign", "packet", "scheduler_file"})
+
+
+def refuse_empty_paths(params: dict[str, Any]) -> None:
+    """A usage error for a path given as the empty string (never taken for ``.``)."""
+    for key, value in params.items():
+        if key in PATH_PARAMS and (value == "" or (isinstance(value, (list, tuple))
+                                                 and "" in value)):
+            shown = _PATH_SHOWN.get(key, f"--{key.replace('_', '-')}")
+            raise UsageError(shown, "an empty path names no file or folder; write . for the "
+                             "current folder")
+
+
+#: how the command line names a path parameter that is an argument (or a short option's)
+_PATH_SHOWN = {"file": "FILE", "files": "FILE", "paths": "PATH", "path": "PATH", "src": "SRC",
+               "component": "COMPONENT", "out": "--output", "config_file": "--config"}
+
+
 def _execute(name: str, params: dict[str, Any], *, exit_zero: bool = False,
              hooks: dict[str, Any] | None = None,
              around: contextlib.AbstractContextManager[Any] | None = None, **how: Any) -> None:
@@ -124,6 +147,7 @@ def _execute(name: str, params: dict[str, Any], *, exit_zero: bool = False,
     result's code (``--exit-zero``: findings do not fail; 2, could not run, stays)."""
     command = _command(name)
     try:  # a value out of its choices, range or form: the option's usage error
+        refuse_empty_paths(params)
         before = getattr(command, "reads_before", None)  # (what it will find to read: a
         writes = getattr(command, "writes", lambda _p: ())(params)  # catalog; what it writes)
         refuse_output_on_input(params, how, getattr(command, "reads_file", None),

@@ -37,6 +37,56 @@ def js_truthy(value: object) -> bool:
     return True
 
 
+def js_key(key: object) -> str:
+    """The property name JavaScript makes of a decoded map's key (``String(key)``, what an
+    object keeps): a string itself, ``null``, ``true``/``false``, a number as JavaScript
+    writes it (``1.0`` -> ``1``, ``1e21``, ``1e-7``), a byte string as its bytes joined
+    by commas (a ``Uint8Array``), anything else as Python writes it."""
+    if isinstance(key, str):
+        return key
+    if key is None:
+        return "null"
+    if isinstance(key, bool):
+        return "true" if key else "false"
+    if isinstance(key, int):
+        return str(key)
+    if isinstance(key, float):
+        return js_number_text(key)
+    if isinstance(key, (bytes, bytearray)):
+        return ",".join(map(str, key))
+    return str(key)
+
+
+def js_number_text(x: float) -> str:
+    """JavaScript's ``Number.prototype.toString()`` of ``x`` (ECMA-262 Number::toString:
+    the shortest digits that read back, which Python's ``repr`` gives too, laid out as
+    JavaScript lays them: positional from 1e-6 to below 1e21, else an exponent)."""
+    if x != x:
+        return "NaN"
+    if math.isinf(x):
+        return "Infinity" if x > 0 else "-Infinity"
+    if x == 0:
+        return "0"
+    sign = "-" if x < 0 else ""
+    mant, _, exp = repr(abs(x)).partition("e")
+    whole, _, frac = mant.partition(".")
+    digits = (whole + frac).lstrip("0")
+    n = len(whole.lstrip("0")) + (int(exp) if exp else 0)
+    if not whole.lstrip("0"):  # (0.000123: the point moves left past the zeros)
+        n = (int(exp) if exp else 0) - (len(frac) - len(frac.lstrip("0")))
+    digits = digits.rstrip("0") or "0"
+    k = len(digits)
+    if k <= n <= 21:
+        return sign + digits + "0" * (n - k)
+    if 0 < n <= 21:
+        return sign + digits[:n] + "." + digits[n:]
+    if -6 < n <= 0:
+        return sign + "0." + "0" * -n + digits
+    e = n - 1
+    tail = digits[0] + ("." + digits[1:] if k > 1 else "")
+    return f"{sign}{tail}e{'+' if e > 0 else '-'}{abs(e)}"
+
+
 _TYPE_NAMES = {dict: "an object", list: "an array", str: "a string", bool: "a boolean",
                int: "an integer", float: "a number", type(None): "null"}
 

@@ -108,6 +108,12 @@ def load_yaml(text: str, *, lines: bool = True) -> tuple[list[YamlDocument], Pro
         line = mark.line + 1 if mark is not None else None
         what = " ".join(x for x in (exc.context, exc.problem) if x) or "YAML syntax error"
         problem = Problem(f"not valid YAML: {what}; fix the syntax there", line)
+    except yaml.reader.ReaderError as exc:  # (a character YAML never takes: no mark, its
+        # position in the text, printed as one line, never PyYAML's own)
+        at = exc.position if isinstance(exc.position, int) else -1
+        problem = Problem(f"not valid YAML: the character {_shown_char(exc.character)} is "
+                          "not allowed in YAML (a control character); remove it",
+                          text.count("\n", 0, at) + 1 if at >= 0 else None)
     except yaml.YAMLError as exc:
         problem = Problem(f"not valid YAML: {exc}")
     except RecursionError:
@@ -117,6 +123,15 @@ def load_yaml(text: str, *, lines: bool = True) -> tuple[list[YamlDocument], Pro
     if not docs and problem is None:
         problem = Problem(NOTHING)
     return docs, problem
+
+
+def _shown_char(ch: object) -> str:
+    """A character as a code point (``U+0001``), whatever PyYAML gives (a str or an int)."""
+    if isinstance(ch, str) and len(ch) == 1:
+        return f"U+{ord(ch):04X}"
+    if isinstance(ch, int):
+        return f"0x{ch:02X}"
+    return "(unknown)"
 
 
 # --------------------------------------------------------------------------- JSON

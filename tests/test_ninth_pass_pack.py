@@ -225,7 +225,7 @@ def test_a_write_the_system_refuses_is_unwritable(tmp_path: Path) -> None:
     """(The error said ``unreadable: the operating system refused the path`` and named the
     temp file.)"""
     with pytest.raises(RisuError) as got:
-        _write_all(tmp_path, {"assets/" + "a" * 300: b"x"}, {}, False)
+        _write_all(tmp_path, {"assets/" + "a" * 300: b"x"}, {}, False, "/nonexistent")
     assert got.value.code == "unwritable", got.value
     assert "a" * 300 in str(got.value) and ".risutools-tmp-" not in str(got.value)
 

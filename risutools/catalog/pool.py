@@ -16,6 +16,7 @@ from multiprocessing.context import BaseContext
 from risutools.catalog.outcome import SourceOutcome
 from risutools.catalog.sourcefile import StageSpec, process_batch, process_file
 from risutools.contract.notesfind import notes_index
+from risutools.errors import Code
 from risutools.safeio import FoundFile
 from risutools.settings.catalog import MAX_JOBS, default_jobs
 from risutools.settings.config import Settings
@@ -115,8 +116,17 @@ def _in_process(todo: list[tuple[str, str, int]], how: tuple[str, str | None, bo
     lang, notes_dir, ndjson = how
     notes = notes_index(notes_dir) if notes_dir else None
     for path, rel, size in todo:
-        finished(process_file(path, rel, lang, notes_dir, None, ndjson, stage,
-                              settings, fmts.get(path), size, ids.get(path), notes), path)
+        try:
+            outcome = process_file(path, rel, lang, notes_dir, None, ndjson, stage,
+                                   settings, fmts.get(path), size, ids.get(path), notes)
+        except MemoryError:  # (one file past memory: said, and the others go on, as a
+            outcome = SourceOutcome(path=rel, size=size, error=out_of_memory(rel))  # pool)
+        finished(outcome, path)
+
+
+def out_of_memory(rel: str) -> str:
+    """The failure of a file whose reading or analysis ran out of memory (the others go on)."""
+    return f"{rel}: {Code.TOO_LARGE}: not enough memory to read and analyse this file"
 
 
 def _own_pool(workers: int) -> ProcessPoolExecutor:

@@ -15,7 +15,7 @@ from risutools.analysis.model import Analysis
 from risutools.canonical import prefixed
 from risutools.checks.registry import RuleFilter, check_selection, for_command
 from risutools.contract.result import DocumentInfo, Result
-from risutools.errors import RisuError, UsageError
+from risutools.errors import Code, RisuError, UsageError
 from risutools.findings import SEVERITY_RANK, Finding, sorted_findings
 from risutools.formats.model import Module
 from risutools.formats.reader import read_path
@@ -137,6 +137,9 @@ def run(opts: Options) -> Analyzed:
             results.append(graded(analyze_result(file), cfg))
         except RisuError as exc:
             refused.append(exc.with_path(file) if exc.path is None else exc)
+        except MemoryError:  # (one file past memory: said, and the others go on)
+            refused.append(RisuError(Code.TOO_LARGE, "not enough memory to read and analyse "
+                                     "this file", path=file))
     merged = AnalyzeResult(command="analyze", path=", ".join(r.path for r in results),
                            fail_on=opts.fail_on)
     merged.checks = for_command("analyze")

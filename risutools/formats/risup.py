@@ -31,7 +31,7 @@ from risutools.findings import MAX_POINTER_SHOWN
 from risutools.formats import rpack
 from risutools.formats.model import Anomaly
 from risutools.jsonplaces import Place, pointer_at
-from risutools.jsontypes import json_type_name
+from risutools.jsontypes import js_key, json_type_name
 
 KEY = hashlib.sha256(b"risupreset").digest()
 IV = bytes(12)
@@ -218,12 +218,20 @@ def _unpack(data: bytes, what: str) -> Any:
             max_array_len=min(n, MAX_MSGPACK_ITEMS),
             max_map_len=min(n, MAX_MSGPACK_ITEMS),
             max_ext_len=n,
+            object_pairs_hook=_js_object,
         )
     except TypeError:  # (the one TypeError: a map or an array as a map's key)
         raise FormatError(Code.RISUP_NOT_MSGPACK, f"{what} has a map whose key is a map or an "
                           "array (a key is text, a number, a boolean or nil)") from None
     except Exception as exc:  # msgpack raises many types (ExtraData, FormatError, ValueError)
         raise FormatError(Code.RISUP_NOT_MSGPACK, f"{what} is not valid msgpack: {exc}") from None
+
+
+def _js_object(pairs: list[tuple[Any, Any]]) -> dict[str, Any]:
+    """A decoded map as RisuAI's object holds it: each key as JavaScript names a property
+    (:func:`~risutools.jsontypes.js_key`), the last of two keys of one name kept (in a
+    Python dict ``True`` and ``1.0`` would be one key before they were named)."""
+    return {js_key(k): v for k, v in pairs}
 
 
 def decode_preset(blob: bytes, *, rpacked: bool) -> dict[str, Any]:
@@ -356,7 +364,9 @@ def _jsonable(value: Any, depth: int, nonfinite: list[int]) -> Any:
     if depth > MAX_DEPTH:
         raise FormatError(Code.JSON_TOO_DEEP, f"preset nests deeper than {MAX_DEPTH} levels")
     if isinstance(value, dict):
-        return {str(k): _jsonable(v, depth + 1, nonfinite) for k, v in value.items()}
+        # (each key as RisuAI's object names it: ``1.0`` and ``"1"`` are one key, the last
+        # kept; ``True`` is ``"true"``: jsontypes.js_key)
+        return {js_key(k): _jsonable(v, depth + 1, nonfinite) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [_jsonable(v, depth + 1, nonfinite) for v in value]
     if isinstance(value, (bytes, bytearray)):

@@ -14,6 +14,7 @@ checked, symlinks included) and existing files are refused unless ``force``.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -25,7 +26,7 @@ from itertools import chain
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from risutools.errors import Code, FormatError
+from risutools.errors import Code, FormatError, UsageError
 from risutools.formats import charx, rpack
 from risutools.formats.exports import module_object
 from risutools.formats.files import open_regular, read_to_bound
@@ -248,7 +249,7 @@ def unpack(path: str | os.PathLike[str], out_dir: str | os.PathLike[str], *,
     if manifest["source"]["format"] in ("charx", "charx-jpeg"):
         manifest["card"] = "card.json"
         manifest["card_assets"] = _card_files(src, files)
-    _write_all(root, files, manifest, force)
+    _write_all(root, files, manifest, force, src)
     return manifest
 
 
@@ -280,10 +281,18 @@ def _card_files(src: str, files: dict[str, bytes]) -> list[dict[str, Any]]:
     return out
 
 
-def _write_all(root: Path, files: dict[str, bytes], manifest: dict[str, Any], force: bool) -> None:
+def _write_all(root: Path, files: dict[str, bytes], manifest: dict[str, Any], force: bool,
+               src: str) -> None:
+    """Write the files and the manifest into ``root`` (none over the file unpacked:
+    ``--force`` replaces what an earlier unpack left, never the input)."""
     plan = {rel: _inside(root, rel) for rel in [*sorted(files), MANIFEST]}
     for target in plan.values():  # a file where a folder of the output goes: not-a-directory
         check_target(target, folder=False)
+    for rel, target in plan.items():
+        with contextlib.suppress(OSError):
+            if os.path.samefile(target, src):
+                raise UsageError("--output", f"{rel} would be written over the file being "
+                                 f"unpacked ({show_name(src)}); unpack into another folder")
     if not force:
         existing = [rel for rel, target in plan.items() if target.exists()]
         if existing:
