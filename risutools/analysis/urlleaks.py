@@ -75,8 +75,9 @@ _CBS_NAME = r"\{\{\s*[#/:]?\s*([^\s:{}]*)"
 #: where an address's authority ends
 _PATH = r"[/\\?#]"
 #: what the walk along an address stops at: what ends an address outside CBS tags (a
-#: space, a quote, ``<``, ``>``, ``)``), a CBS tag's braces, a named group
-_STOPS = r"[ \t\n\r\f\"'<>)]|\{\{|\}\}|\$<"
+#: space, a quote, ``<``, ``>``, ``)``), a CBS tag's braces, a named group, the ``$'``
+#: replacement (not a quote: it is replaced before the text is read)
+_STOPS = r"[ \t\n\r\f\"'<>)]|\{\{|\}\}|\$<|\$'"
 #: what a browser strips at the ends of an address: C0 controls and spaces
 _C0_SPACE = "".join(map(chr, range(0x21)))
 #: a host name or an IP literal, as it is kept
@@ -285,6 +286,8 @@ def _address_end(text: str, pos: int) -> int:
             depth += 1
         elif tok == "}}":
             depth = max(depth - 1, 0)
+        elif tok == "$'":
+            continue
         elif tok == "$<":
             close = text.find(">", pos, pos + 64)
             pos = close + 1 if close >= 0 else pos
@@ -306,7 +309,7 @@ def dynamic_urls(text: str, groups: bool, bare: bool = False) -> list[tuple[int,
         return out
     if bare:
         text = _no_tab_nl(text)
-    remote, group, _, path = _rx()[:4]
+    remote, group = _rx()[:2]
     if bare and (variable := _variable_address(text, groups, group)) is not None:
         return [variable]
     pos = 0
@@ -318,9 +321,36 @@ def dynamic_urls(text: str, groups: bool, bare: bool = False) -> list[tuple[int,
                 "the matched text" if groups and group.search(url) else None)
         if what is None:
             continue
-        authority = path.split(text[m.end():end], maxsplit=1)[0]
-        host = host_of(authority)
-        if host is None or not (bare or m.group()[0] in "hH" or (host != "*" and "." in host)):
-            continue
-        out.append((m.start(), host, what))
+        host = _kept_host(text[m.end():end], groups, bare or m.group()[0] in "hH")
+        if host is not None:
+            out.append((m.start(), host, what))
     return out
+
+
+def _kept_host(address: str, groups: bool, schemed: bool) -> str | None:
+    """The host of ``address`` (what follows its ``//``): ``*`` when a replacement or a CBS
+    tag builds it; None when a browser refuses it, or (not ``schemed``: ``//h`` in running
+    text) when it is no dotted name (``a //{{user}}`` in a sentence is not one)."""
+    group, path = _rx()[1], _rx()[3]
+    authority = path.split(address, maxsplit=1)[0]
+    host = _built_host(address, groups, group) or host_of(authority)
+    if host is None or not (schemed or "." in host or (host == "*" and "." in authority)):
+        return None
+    return host
+
+
+def _built_host(address: str, groups: bool, group: re.Pattern[str]) -> str | None:
+    """``*`` when a regex output's replacement (``$1``, ``$&``, ``$<name>``, ``$```,
+    ``$'``) is in the host of ``address`` (what follows its ``//``): the matched chat text
+    then names the host, a DNS label of it (``https://$1.h.example/``); else None.  The
+    user info (up to the last ``@``) and the port (after a ``:``) are not the host."""
+    if not groups or "$" not in address:
+        return None
+    masked = group.sub(lambda m: "$" * len(m.group()), address)
+    stop = _rx()[3].search(masked)
+    end = stop.start() if stop else len(masked)
+    at = masked.rfind("@", 0, end) + 1
+    colon = masked.find(":", at, end) if not masked.startswith("[", at) else -1
+    host_end = colon if colon >= 0 else end
+    inside = any(at <= g.start() < host_end for g in group.finditer(address, at, host_end))
+    return "*" if inside else None
