@@ -5,8 +5,10 @@ sees of a text once RisuAI has evaluated them (cbs.ts).
 is shown: :data:`~risutools.analysis.cbs.DISPLAY_UNESCAPE`); ``{{br}}`` a line break;
 ``{{file::name::BASE64}}`` (outside a chat message's display) and ``{{xordecrypt::...}}``
 the text they decode; ``{{button::label::fn}}`` (``{{risu}}``, ``{{ruby}}``,
-``{{comment}}``) the markup it builds, its arguments in place, unescaped as RisuAI puts
-them.  A tag is folded only when its arguments are literal
+``{{comment}}``, ``{{file}}`` in a chat message's display, ``{{codeblock::lang::code}}``:
+every tag of cbs.ts that builds markup from its arguments) the markup it builds, its
+arguments in place, unescaped as RisuAI puts them (``{{codeblock}}``'s code escaped, its
+language not).  A tag is folded only when its arguments are literal
 (a nested tag folded first counts as literal); any other tag is kept as written, so the
 readers still see chat data in it (``{{lastmessage}}``).  A decoder whose argument is not
 literal gives a text no reader knows: it becomes :data:`~risutools.analysis.cbs.NESTED`,
@@ -213,6 +215,21 @@ def _comment(args: tuple[str, ...], visualize: bool) -> str:
     return f'<div class="risu-comment">{args[0] if args else "undefined"}</div>'
 
 
+#: what ``{{codeblock}}`` escapes in its code (not ``&``)
+_CODE_ESCAPES = str.maketrans({'"': "&quot;", "'": "&#39;", "<": "&lt;", ">": "&gt;"})
+
+
+def _codeblock(args: tuple[str, ...], _: bool) -> str | None:
+    """The code (the last argument) escaped; a language (the first, when there are two or
+    more) put into the ``lang`` attribute unescaped, as RisuAI puts it."""
+    if not args:  # (undefined.replace throws: the tag stays)
+        return None
+    code = args[-1].translate(_CODE_ESCAPES)
+    if len(args) > 1:
+        return f'<pre-hljs-placeholder lang="{args[0]}">{code}</pre-hljs-placeholder>'
+    return f"<pre><code>{code}</code></pre>"
+
+
 def _fixed(text: str) -> Callable[[tuple[str, ...], bool], str | None]:
     return lambda args, _: text
 
@@ -229,6 +246,7 @@ _FOLD: dict[str, Callable[[tuple[str, ...], bool], str | None]] = {
     "file": _file, "xordecrypt": _xordecrypt, "xordecode": _xordecrypt, "xord": _xordecrypt,
     "crypt": _crypt, "crypto": _crypt, "caesar": _crypt, "encrypt": _crypt, "decrypt": _crypt,
     "button": _button, "risu": _risu, "ruby": _ruby, "furigana": _ruby, "comment": _comment,
+    "codeblock": _codeblock,
     "hiddenkey": _fixed(""),
 }
 #: the display escapes (cbs.ts): a private-use character each, shown per DISPLAY_UNESCAPE
