@@ -15,6 +15,7 @@ from functools import cache
 from typing import Any
 
 from risutools.analysis.cbs import evaluated
+from risutools.analysis.htmlscan import scan_html
 from risutools.analysis.regexcheck import parse_flags
 from risutools.analysis.seen import Seen
 from risutools.analysis.walk_command import read_command
@@ -35,8 +36,8 @@ _UPDATES = frozenset({"+=", "-=", "*=", "/=", "%="})
 class EffectRow:
     """One row of ``trigger_effects.yaml``."""
 
-    __slots__ = ("calc", "caps", "html", "privileged", "reads", "regex", "regex_if", "typed",
-                 "updates", "writes")
+    __slots__ = ("calc", "caps", "html", "privileged", "reads", "regex", "regex_if", "stores",
+                 "typed", "updates", "writes")
 
     def __init__(self, row: dict[str, Any]) -> None:
         self.caps: tuple[str, ...] = tuple(row.get("caps") or ())
@@ -49,6 +50,7 @@ class EffectRow:
         self.regex: dict[str, str] = dict(row.get("regex") or {})
         self.regex_if: dict[str, str] = dict(row.get("regex_if") or {})
         self.calc: tuple[str, ...] = tuple(row.get("calc") or ())
+        self.stores: tuple[str, ...] = tuple(row.get("stores") or ())
 
 
 @cache
@@ -85,6 +87,7 @@ def read_effect(s: Seen, i: int, where: str, etype: str, e: dict[str, Any]) -> N
     if row is not None:
         _variables(s, where, row, e)
         _texts(s, where, row, e)
+        _stored(s, where, row, e)
     _calls(s, where, etype, e)
 
 
@@ -117,6 +120,22 @@ def _variables(s: Seen, where: str, row: EffectRow, e: dict[str, Any]) -> None:
         value = e.get(name)
         if isinstance(value, str) and value.strip() and is_var(e, name):
             var_use(s, value, "read", where)
+
+
+def _stored(s: Seen, where: str, row: EffectRow, e: dict[str, Any]) -> None:
+    """The text an effect writes into a chat variable (``stores``), read for RA301-RA305 as
+    a Lua string is (``{{getvar}}`` may show it; its buttons and hosts are not facts): as
+    written with ``=`` (another operator stores a number), and a typed field only when it
+    is a value, not a variable's name; the fields' texts joined, as v2ConcatString stores
+    them."""
+    if row.updates and e.get("operator") != "=":
+        return
+    texts = [(name, value) for name in row.stores if isinstance(value := e.get(name), str)
+             and value and not (name in row.typed and is_var(e, name))]
+    if texts:  # (joined: v2ConcatString stores its two sources as one text)
+        scan = scan_html("".join(value for _name, value in texts), unescape=True)
+        if scan.flagged():
+            s.script_html.append((s.tick(), f"{where}.{texts[0][0]}", scan))
 
 
 def _regex_now(row: EffectRow, name: str, e: dict[str, Any]) -> bool:
