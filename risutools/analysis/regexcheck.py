@@ -28,6 +28,7 @@ import re
 from typing import NamedTuple
 
 from risutools.analysis.regexambig import ambiguous_repetition
+from risutools.analysis.regexflags import parse_flags as parse_flags
 
 _BIG = 16  # a {n,m} repetition with m above this counts as unbounded
 #: a body whose unbounded repetition trades characters with what follows it costs about
@@ -515,6 +516,15 @@ _AMBIGUITY_STEPS = 200_000
 _MAX_EXPONENT = 64
 
 
+def _optional(node: Node) -> bool:
+    """A bounded count of variable width (``a?``, ``a{0,2}``, ``\\w{1,8}``): a choice."""
+    return node.kind == "rep" and node.hi is not None and node.lo < node.hi
+
+
+#: the shapes of a repetition that matches one text two ways (one reported a pattern)
+_TWO_WAYS = frozenset({"overlapping-alternation", "ambiguous-repetition"})
+
+
 def _repeated(node: Node) -> bool:
     """A repetition of at least ``_REPEATED`` iterations (``*``, ``+``, ``{2}``, ``{3,5}``)."""
     return node.kind == "rep" and (node.hi is None or node.hi >= _REPEATED)
@@ -573,6 +583,7 @@ class _Checker:
         self.inner_memo: dict[tuple[int, int | None, int], CharSet | None] = {}
         self.overlap_memo: dict[int, bool] = {}
         self.ambiguous_memo: dict[int, bool] = {}
+        self.optional_memo: dict[int, bool] = {}
 
     def union(self, a: CharSet, b: CharSet) -> CharSet:
         self.budget.charge(1 + len(a.ranges) + len(b.ranges))
@@ -653,13 +664,17 @@ class _Checker:
                               outer_lo: int = 0) -> CharSet | None:
         """What the repetitions inside ``node`` (itself included) that trade characters
         inside a repetition of ``outer_lo`` to ``outer`` iterations (:func:`_trades_under`)
-        can consume; None when there are none."""
+        can consume; None when there are none.  A repetition nested in a count is repeated
+        by every count around it: ``(?:(?:a{0,3}){8}){8}`` is ``(?:a{0,3}){64}``."""
         key = (id(node), outer, outer_lo)
         if key in self.inner_memo:
             return self.inner_memo[key]
         self.budget.charge()
         acc: CharSet | None = self.chars(node.items[0]) if _trades_under(
             node, outer, outer_lo) else None
+        if node.kind == "rep":  # (what it holds repeats outer times its own count)
+            outer = None if outer is None or node.hi is None else min(outer * node.hi, _BIG + 1)
+            outer_lo = min(outer_lo * node.lo, _MAX_EXPONENT)
         for it in node.items:
             sub = self.inner_unbounded_chars(it, outer, outer_lo)
             if sub is not None:
@@ -713,15 +728,30 @@ class _Checker:
     def compute_overlaps(self, nodes: list[Node]) -> None:
         """For every node: does an alternation at or under it have overlapping branches?
         (``nodes`` lists parents before children; one pass from the leaves up.)"""
-        memo = self.overlap_memo
+        memo, optional = self.overlap_memo, self.optional_memo
         for x in reversed(nodes):
-            self.budget.charge(1 + len(x.items))
+            self.budget.charge(1 + 2 * len(x.items))
             memo[id(x)] = (x.kind == "alt" and self.alt_overlaps(x)) or any(
                 memo.get(id(it), False) for it in x.items)
+            optional[id(x)] = _optional(x) or any(optional.get(id(it), False)
+                                                  for it in x.items)
 
     def overlapping(self, body: Node) -> bool:
         """An alternation under the quantifier whose branches can start alike."""
         return self.overlap_memo.get(id(body), False)
+
+    def two_ways(self, node: Node) -> str | None:
+        """The shape of the unbounded repetition ``node`` when it can match one text two
+        ways (:meth:`ambiguous`), asked when its body holds a choice: an alternation whose
+        branches start alike (``(a|a)*``), or a bounded count of variable width
+        (``(a?a?)+``, ``(\\s?\\n?)+``, ``(aa?)*``: a sequence of optionals splits ``a``s
+        between its parts or its iterations); None when it cannot, or holds no choice."""
+        body = node.items[0]
+        if self.overlap_memo.get(id(body), False):
+            return "overlapping-alternation" if self.ambiguous(node) else None
+        if self.optional_memo.get(id(body), False):
+            return "ambiguous-repetition" if self.ambiguous(node) else None
+        return None
 
     def ambiguous(self, node: Node) -> bool:
         """Whether the unbounded repetition ``node`` can match one text two ways
@@ -763,38 +793,8 @@ def checked_risks(pattern: str, flags: str = "", budget: Budget | None = None
             continue
         if "nested-quantifier" not in seen and checker.nested(node):
             seen.add("nested-quantifier")
-        if ("overlapping-alternation" not in seen and _unbounded(node)
-                and checker.overlapping(node.items[0]) and checker.ambiguous(node)):
-            seen.add("overlapping-alternation")
+        if not seen & _TWO_WAYS and _unbounded(node) and (shape := checker.two_ways(node)):
+            seen.add(shape)
         if len(seen) == 2:
             break
     return [BacktrackRisk(shape) for shape in sorted(seen)]
-
-
-def parse_flags(flag: str) -> tuple[str, list[str], list[str]]:
-    """Split a RisuAI regex ``flag`` field into (JS flags, ``<directives>``, unknown letters).
-
-    ``"g<order 1>"`` -> ``("g", ["order 1"], [])``.  Never raises.
-    """
-    letters: list[str] = []
-    directives: list[str] = []
-    unknown: list[str] = []
-    i = 0
-    n = len(flag)
-    while i < n:
-        c = flag[i]
-        if c == "<":
-            j = flag.find(">", i + 1)
-            if j < 0:
-                directives.append(flag[i + 1 :].strip())
-                break
-            directives.append(flag[i + 1 : j].strip())
-            i = j + 1
-            continue
-        if c in "dgimsuvy":
-            if c not in letters:
-                letters.append(c)
-        elif not c.isspace() and c not in (",",):
-            unknown.append(c)
-        i += 1
-    return "".join(letters), directives, unknown

@@ -14,6 +14,8 @@ _SHAPES = {
     "nested-quantifier": "nested unbounded quantifiers that can split the same text in many "
                          "ways",
     "overlapping-alternation": "a repeated alternation whose branches can match the same text",
+    "ambiguous-repetition": "a repetition whose optional parts can split the same text in "
+                            "many ways",
 }
 
 
