@@ -22,16 +22,23 @@ and the records past a bound are in :attr:`LuaScan.errors`, with lines.  It reco
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
+from risutools.analysis.luaargs import ARG_CALLS as ARG_CALLS
 from risutools.analysis.luaargs import HOLE as HOLE
 from risutools.analysis.luaargs import LIT as LIT
 from risutools.analysis.luaargs import REF as REF
+from risutools.analysis.luaargs import SAFE_FIELDS, Collector, share_args
 from risutools.analysis.luaargs import Arg as Arg
 from risutools.analysis.luaargs import Call as Call
-from risutools.analysis.luaargs import Collector, share_args
-from risutools.analysis.luafold import MAX_FOLDS, fold_index, list_values
+from risutools.analysis.luafold import (
+    MAX_FOLDS,
+    fold_index,
+    fold_value,
+    foldable_start,
+    list_values,
+    may_hold_url,
+)
 from risutools.analysis.lualex import (
     KEYWORDS,
     NAME,
@@ -59,25 +66,8 @@ from risutools.analysis.luaskip import alternation as alternation
 from risutools.analysis.luaskip import skip_pattern as skip_pattern
 from risutools.analysis.urlleaks import url_hosts
 
-# an escape that can make ":" or "/" out of other characters (``\58``, ``\x3a``, ``\u{2f}``)
-_CODED_ESCAPE = re.compile(r"\\[0-9xu]")
-
-
-def _may_hold_url(text: str, b0: int, b1: int) -> bool:
-    """Whether the decoded string ``text[b0:b1]`` can contain ``://`` (cheap, exact enough:
-    only a ``:`` or an escape that codes a character can make one)."""
-    return text.find(":", b0, b1) >= 0 or _CODED_ESCAPE.search(text, b0, b1) is not None
-
-
 # -- the scanner ---------------------------------------------------------------
 
-#: calls whose literal arguments we keep: name -> how many leading args to keep
-ARG_CALLS: dict[str, int] = {
-    "listenEdit": 1, "request": 2, "load": 1, "loadstring": 1, "require": 1, "dofile": 1,
-    "rawget": 2, "rawset": 2,
-    "getChatVar": 2, "setChatVar": 2, "getState": 2, "setState": 2,
-    "getGlobalVar": 2, "setGlobalVar": 2, "pcall": 3, "xpcall": 4, "getLoreBooks": 2,
-}
 #: a literal up to this long may be a state key named through a constant
 _MAX_NAME_CONSTANT = 80
 #: calls whose arguments are read at once (nested: ``setChatVar(k, getChatVar(j))`` is two;
@@ -114,14 +104,6 @@ _VALUE_ENDS = frozenset({")", "}", "]", ",", ";"})
 #: the calls whose first argument a name may be without being read as a value here
 #: (``pcall(f, ...)`` is a call of ``f``; ``rawget(_G, k)`` a lookup the walk reads)
 _FIRST_ARG_OF = frozenset({"pcall", "xpcall", "rawget", "rawset"})
-#: the fields of ``debug`` and ``package`` that reach no global (``debug.traceback``,
-#: ``package.preload`` of a bundler; ``package.loaded`` holds ``_G``): matches of bounded shape
-_SAFE_FIELDS = {
-    "debug": re.compile(r"[ \t]*\.[ \t]*traceback(?![A-Za-z0-9_])"),
-    "package": re.compile(r"[ \t]*\.[ \t]*(?:preload|path|cpath|config)(?![A-Za-z0-9_])"),
-}
-
-
 def scan_lua(text: str, keep: frozenset[str] | None = None, *, skip: bool = True,
              need: dict[str, int] | None = None, to_calls: bool | frozenset[str] = False,
              env: frozenset[str] = frozenset(), fields: frozenset[str] = frozenset()) -> LuaScan:
@@ -200,7 +182,7 @@ class _Scanner:
         #: ``name = "literal"`` awaiting its end: (name, value); the value is _OPAQUE when
         #: the literal is longer than a variable name and cannot hold a URL (constants name
         #: the URL of a request or the key of a state call), so it is never decoded
-        self.const_pending: tuple[str, str] | None = None
+        self.const_pending: tuple[str, str, int] | None = None  # (and the literal's offset)
         self.constants: dict[str, str | None] = {}
         #: name -> the distinct literals assigned to it (``LuaScan.choices``); an empty list
         #: once it was assigned more than MAX_CHOICES, or a literal too long to be a name
@@ -300,8 +282,9 @@ class _Scanner:
         ``.`` or ``:``, an assignment target at anything but ``=``."""
         if self.const_pending is not None:
             self.on_constant_end(kind, value, s)
-        if kind == STR and self.assign_target is not None and not self.assign_target[3]:
-            self.on_assigned_string(value, b0, b1)
+        if self.assign_target is not None and not self.assign_target[3] \
+                and self.prev_kind == OP and self.prev_val == "=":
+            self.on_assigned_value(kind, value, s, b0, b1)
         if self.collectors:
             self.on_argument_token(kind, value, b0, b1)
         if self.params_state:
@@ -368,7 +351,7 @@ class _Scanner:
         if self.pend is not None:
             self.on_after_name(STR, value, s, b0, b1)
         if len(self.result.url_hosts) < 1000 and (
-                value is not None or _may_hold_url(self.text, b0, b1)):
+                value is not None or may_hold_url(self.text, b0, b1)):
             self.on_string(value, s, b0, b1)
 
     def after_skip(self, last: str) -> None:
@@ -413,25 +396,45 @@ class _Scanner:
 
     def on_constant_end(self, kind: int, value: str | None, s: int) -> None:
         """The token after ``name = "literal"``: the literal was the whole value unless the
-        expression goes on (``..``, a call, an index)."""
+        expression goes on (``..``, a call, an index), then its value when it folds to a
+        string (:func:`fold_value`: ``n = "req" .. "uest"``)."""
+        cname, cval, at = self.const_pending  # type: ignore[misc]
+        self.const_pending = None
         if (kind == OP and value in _LITERAL_ENDS) or kind == NUM \
                 or (kind == NAME and value not in ("and", "or")):
-            cname, cval = self.const_pending  # type: ignore[misc]
             self.keep_constant(cname, cval, s)
-        self.const_pending = None
+        elif kind == OP and value == ".." and at >= 0:
+            self.fold_constant(cname, at)
 
-    def on_assigned_string(self, value: str | None, b0: int, b1: int) -> None:
-        """A string while an assignment target is open: right after ``name =``, a constant
-        if nothing follows it."""
-        if not (self.prev_kind == OP and self.prev_val == "="):
-            return
-        text = self.text
+    def fold_constant(self, name: str, at: int) -> None:
+        """``name =`` an expression at ``at`` that folds to a string (:func:`fold_value`):
+        a constant (:meth:`keep_constant`); at most MAX_FOLDS folds."""
+        self.folds += 1
+        got = fold_value(self.text, at, self.folding_constants()) \
+            if self.folds <= MAX_FOLDS else None
+        if got is not None:
+            long = len(got) > _MAX_NAME_CONSTANT and not may_hold_url(got, 0, len(got))
+            self.keep_constant(name, _OPAQUE if long else got, at)
+
+    def folding_constants(self) -> dict[str, str]:
+        """The constants an expression may fold (a single literal each, no parameter)."""
+        return {k: v for k, v in self.constants.items()
+                if v is not None and v != _OPAQUE and k not in self.params}
+
+    def on_assigned_value(self, kind: int, value: str | None, s: int, b0: int,
+                          b1: int) -> None:
+        """The first token right after ``name =``: a string, a constant if nothing follows
+        it (or its expression folds); a value that may fold (``("x"):rep(2)``,
+        ``string.char(...)``, a constant's name) folded at once."""
         name = self.assign_target[0]  # type: ignore[index]
-        if b1 - b0 > _MAX_NAME_CONSTANT and not _may_hold_url(text, b0, b1):
-            self.const_pending = (name, _OPAQUE)
+        if kind != STR:
+            if foldable_start(kind, value, self.constants):
+                self.fold_constant(name, s)
+        elif b1 - b0 > _MAX_NAME_CONSTANT and not may_hold_url(self.text, b0, b1):
+            self.const_pending = (name, _OPAQUE, -1)
         else:
             self.const_pending = (name, value if value is not None
-                                  else decode_lua_string(text, b0, b1))
+                                  else decode_lua_string(self.text, b0, b1), s)
 
     def on_argument_token(self, kind: int, value: str | None, b0: int, b1: int) -> None:
         """Give the token to the calls whose arguments are being read."""
@@ -540,7 +543,7 @@ class _Scanner:
                 continue
             if value is None:
                 self.other.add(name)
-            elif len(value) > _MAX_NAME_CONSTANT and not _may_hold_url(value, 0, len(value)):
+            elif len(value) > _MAX_NAME_CONSTANT and not may_hold_url(value, 0, len(value)):
                 self.keep_constant(name, _OPAQUE, eq)
             else:
                 self.keep_constant(name, value, eq)
@@ -562,7 +565,7 @@ class _Scanner:
     def dropped(self, kind: int, value: str | None, alias: str | None) -> None:
         pname, pstart, pq, pbase = self.pend_was  # (:meth:`drop` of a watched name)
         if kind == OP and value in (".", ":") and (
-                pname in self.env or (value == "." and pname in _SAFE_FIELDS and _SAFE_FIELDS[
+                pname in self.env or (value == "." and pname in SAFE_FIELDS and SAFE_FIELDS[
                     pname].match(self.text, pstart + len(pname)))):
             if pname in self.env and value == ".":
                 self.pend_alias = alias  # ``x = _G.request``: the alias of the field's name
@@ -632,10 +635,7 @@ class _Scanner:
         if self.folds >= MAX_FOLDS:
             return
         self.folds += 1
-        consts = {k: v for k, v in self.constants.items()
-                  if v is not None and v != _OPAQUE and k not in self.params} \
-            if self.constants else {}
-        got = fold_index(self.text, form[7], consts)
+        got = fold_index(self.text, form[7], self.folding_constants())
         if got is not None and got[1] > s:
             self.form = [*form[:2], s, 4, got[0], None, form[6], got[1], form[8]]
 
@@ -781,7 +781,7 @@ class _Scanner:
             c.finish_arg(self.text)
             share_args(self.shared, c.call, MAX_RECORDS)
         if self.const_pending is not None:
-            self.keep_constant(*self.const_pending, len(self.text))
+            self.keep_constant(*self.const_pending[:2], len(self.text))
         form = self.form
         if form is not None and form[0] == "env" and form[3] >= 3:
             self.after_env_key(0, None, form[1], form[6], form[4], form[5], form[8], -1, -1)

@@ -3,11 +3,25 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from risutools.analysis.lualex import KEYWORDS, NAME, OP, STR, decode_lua_string
 
+#: calls whose literal arguments we keep: name -> how many leading args to keep
+ARG_CALLS: dict[str, int] = {
+    "listenEdit": 1, "request": 2, "load": 1, "loadstring": 1, "require": 1, "dofile": 1,
+    "rawget": 2, "rawset": 2,
+    "getChatVar": 2, "setChatVar": 2, "getState": 2, "setState": 2,
+    "getGlobalVar": 2, "setGlobalVar": 2, "pcall": 3, "xpcall": 4, "getLoreBooks": 2,
+}
+#: the fields of ``debug`` and ``package`` that reach no global (``debug.traceback``,
+#: ``package.preload`` of a bundler; ``package.loaded`` holds ``_G``): matches of bounded shape
+SAFE_FIELDS = {
+    "debug": re.compile(r"[ \t]*\.[ \t]*traceback(?![A-Za-z0-9_])"),
+    "package": re.compile(r"[ \t]*\.[ \t]*(?:preload|path|cpath|config)(?![A-Za-z0-9_])"),
+}
 _MAX_ARG_TOKENS = 20000  # stop following one call's arguments after this many tokens
 #: the kinds of a concatenation's operands (``Arg.parts``)
 LIT, REF, HOLE = 0, 1, 2

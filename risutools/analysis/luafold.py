@@ -23,6 +23,7 @@ characters of the source; a reader folds at most ``MAX_FOLDS`` expressions per s
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping
 
 from risutools.analysis.luaargs import HOLE, LIT, REF
@@ -353,6 +354,36 @@ def fold_index(text: str, bracket: int, constants: Mapping[str, str]
         return _as_text(v), r.base + r.tok[2]
     except _Fail:
         return None
+
+
+#: an escape that can make ":" or "/" out of other characters (``\58``, ``\x3a``, ``\u{2f}``)
+_CODED_ESCAPE = re.compile(r"\\[0-9xu]")
+
+
+def may_hold_url(text: str, b0: int, b1: int) -> bool:
+    """Whether the decoded string ``text[b0:b1]`` can contain ``://`` (cheap, exact enough:
+    only a ``:`` or an escape that codes a character can make one)."""
+    return text.find(":", b0, b1) >= 0 or _CODED_ESCAPE.search(text, b0, b1) is not None
+
+
+def fold_value(text: str, at: int, constants: Mapping[str, str]) -> str | None:
+    """The string the expression whose first token is at ``at`` makes when it is a whole
+    value (``n = "req" .. "uest"``: what follows it ends a value, :func:`_ends_value`);
+    None when it is not folded."""
+    r = _Reader(text, at, constants)
+    try:
+        v = _expr(r)
+        ok = isinstance(v, str) and _ends_value(r) and not r.errors  # (not ``n = (3)``)
+        return _as_text(v) if ok else None
+    except _Fail:
+        return None
+
+
+def foldable_start(kind: int, value: str | None, constants: Mapping[str, object]) -> bool:
+    """Whether a value starting with this token may be one :func:`fold_value` folds: a
+    string, ``(``, ``string.``/``table.``, a name in ``constants``."""
+    return kind == STR or (kind == OP and value == "(") or (
+        kind == NAME and (value in ("string", "table") or value in constants))
 
 
 def fold_argument(text: str, name_at: int, index: int, constants: Mapping[str, str]

@@ -71,6 +71,15 @@ def _comma(ws: str, name: str) -> str:
             rf"{ws}*=(?!=))")
 
 
+def _plain_value(sig: str, ws: str, name: str) -> str:
+    """After "name =": a value that makes neither a constant nor a function definition
+    (nor a name the scanner watches: ``x = request`` makes an alias it follows); a value
+    the folder may make a constant of (``(``, ``string.``/``table.``, a name then ``..``:
+    ``luafold.foldable_start``) is read by the scanner."""
+    return (rf"(?:(?!{sig}|(?:string|table){ws}*\.|{name}{ws}*\.\.)[A-Za-z_]"
+            rf"|[0-9{{#~]|-(?!-)|\.[0-9])")
+
+
 @lru_cache(maxsize=8)
 def skip_pattern(keep: frozenset[str], possessive: bool = POSSESSIVE,
                  strings_without: str = "", every_call: bool = False) -> re.Pattern[str]:
@@ -101,9 +110,7 @@ def skip_pattern(keep: frozenset[str], possessive: bool = POSSESSIVE,
     w = r"[A-Za-z0-9_]"
     sig = "(?:" + alternation(keep | {"_ENV", "_G", "function"}) + f")(?!{w})"
     name = rf"[A-Za-z_][A-Za-z0-9_]*(?!{w})"  # a whole name (never a prefix of one)
-    # after "name =": a value that makes neither a constant nor a function definition
-    # (nor a name the scanner watches: ``x = request`` makes an alias it follows)
-    plain_value = rf"(?:(?!{sig})[A-Za-z_]|[0-9({{#~]|-(?!-)|\.[0-9])"
+    plain_value = _plain_value(sig, ws, name)
     # ``local x <const> =`` (Lua 5.4): the name before an attribute is read by the scanner
     # (a ``<`` after a name passed over is no attribute's)
     lt = rf"<(?!{ws}*(?:const|close){ws}*>)"
