@@ -79,15 +79,20 @@ class PlainOracle:
             ]:
                 v["R4"].fail(req, "module off, but the messages were changed")
             return
-        for k in v:
-            if k not in ("R8", "R9"):
-                v[k].checked += 1
         prot = [m for m in s.inp if m.role in c.protected_roles]
         nonprot = [m for m in s.inp if m.role not in c.protected_roles]
         n_tail = min(c.preserve_latest, len(nonprot))
         removable, tail = nonprot[: len(nonprot) - n_tail], nonprot[len(nonprot) - n_tail :]
         out_ids = [m.id for m in s.out]
         out_set = set(out_ids)
+        dropped = [m.id for m in s.inp if m.id not in out_set]
+        # where each can fail: a protected message (R1), a tail (R2), a non-protected
+        # message dropped at the previous enabled request still here (R5), one dropped (R6)
+        applies = {"R1": bool(prot), "R2": bool(tail), "R3": True, "R4": True,
+                   "R5": any(m.id in self.prev_dropped for m in nonprot),
+                   "R6": bool(dropped)}
+        for k, yes in applies.items():
+            v[k].checked += yes
         lost = [m.id for m in prot if m.id not in out_set]
         if lost:
             v["R1"].fail(req, f"protected message(s) dropped: {', '.join(lost[:5])}")
@@ -114,7 +119,6 @@ class PlainOracle:
                              "removable message(s) still kept")
         elif s.budget_unreachable:
             v["R3"].fail(req, f"budget_unreachable claimed at estimate {est_out}")
-        dropped = [m.id for m in s.inp if m.id not in out_set]
         if dropped != [m.id for m in removable[: len(dropped)]]:
             v["R6"].fail(req, "the dropped messages are not the first removable ones")
         exempt = {m.id for m in prot} | {m.id for m in tail}
@@ -138,7 +142,8 @@ class PlainOracle:
         for m in removable:
             pre.append(pre[-1] + self.est(m))
         target = math.floor(c.max_context * (100 - Fraction(str(c.trim_percent))) / 100)
-        if kr > k3:
+        if kr > k3:  # (R7 applies: a cut beyond continuity)
+            v["R7"].checked += 1
             if total - pre[k3] <= c.max_context:
                 v["R7"].fail(req, f"{kr - k3} message(s) dropped beyond continuity, though the "
                              f"estimate {total - pre[k3]} was within max_context")

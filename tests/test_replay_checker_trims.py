@@ -41,7 +41,7 @@ def _spied(obj: Any, name: str) -> list[Any]:
     return answers
 
 
-def _run(seed: int) -> tuple[list[bool | None], set[str], list[bool]]:
+def _run(seed: int) -> tuple[list[int | None], set[str], list[bool]]:
     """Three checkers over one run of an erring cutter: the quick one, the reference
     (``quick`` False) and the quick one whose mirror takes one operation at a time;
     (what ``changed_held`` answered, the invariants that failed at a request it took,
@@ -74,14 +74,14 @@ def _run(seed: int) -> tuple[list[bool | None], set[str], list[bool]]:
 @pytest.mark.parametrize("seed", range(12))
 def test_the_state_path_gives_the_reference_verdicts(seed: int) -> None:
     changed, _, _ = _run(seed)
-    assert changed.count(True) > 3  # (it answered, and the reference ran beside it)
+    assert len([a for a in changed if a]) > 3  # (it answered, and the reference ran beside it)
 
 
 def test_the_state_path_sees_the_cutter_err() -> None:
     """Not vacuous: across the runs the state path answers held, and asks the units
     (False), and invariants fail at requests it took (its False is the reference's
     verdict, not a pass); the withdrawn run is taken, and refused."""
-    answers: list[bool | None] = []
+    answers: list[int | None] = []
     runs: list[bool] = []
     failed: set[str] = set()
     for seed in range(12):
@@ -89,7 +89,8 @@ def test_the_state_path_sees_the_cutter_err() -> None:
         answers += changed
         failed |= at
         runs += ran
-    assert answers.count(True) > 50 and answers.count(False) > 50
+    held = [a for a in answers if a]
+    assert len(held) > 50 and answers.count(0) > 50
     assert failed >= {"R1", "R2", "R3", "R4", "R5", "R6", "R7"}
     assert runs.count(True) > 20 and runs.count(False) > 20
 
@@ -125,7 +126,8 @@ def _trim_case(deeper: int) -> tuple[InvariantChecker, InvariantChecker, list[An
 
 def test_a_trim_to_the_target_is_held_from_the_state() -> None:
     quick, _, (changed, runs) = _trim_case(0)
-    assert changed == [True] and runs == [True]  # (a run of the oldest: taken at once)
+    assert [bool(a) for a in changed] == [True] and runs == [True]  # (a run of the oldest:
+    # taken at once)
     assert not quick.failed()
     assert quick.mirror.n_np_drop == 4 and quick.mirror.prev_omitted == 4
 

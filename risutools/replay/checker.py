@@ -7,7 +7,8 @@ cutter invariant the registry hands it (scope ``replay``, family ``R``: the unit
 ``invariants.py``) and counts each answer into that invariant's
 :class:`~risutools.replay.verdicts.Verdict` (when the registry hands exactly the standard
 units, :func:`~risutools.replay.invariants.all_held` first: the request's passing case of
-R1-R8 in one test, the units asked one by one only when it cannot tell); after an enabled
+R1-R8 in one test, with the units of R1-R7 that applied there, the units asked one by one
+only when it cannot tell); after an enabled
 request the mirror carries the state a correct cutter now has (omitted count, anchor, what
 was dropped).  It imports nothing from the cutter.
 """
@@ -17,13 +18,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from risutools.replay.invariants import (
+    APPLIES,
     FAMILY,
-    HELD_WHEN_ALL,
     ORPHANS_ID,
     STANDARD,
     all_held,
 )
 from risutools.replay.mirror import Change, Mirror, Request, Step
+from risutools.replay.mirror_records import A_HELD
 from risutools.replay.verdicts import Tally, Verdict, invariants_of
 from risutools.settings.replay import ReplayConfig
 
@@ -42,9 +44,11 @@ class InvariantChecker:
         self._verdicts: dict[str, Verdict] = self._tally.verdicts
         #: the registry hands the standard units, in their order: :func:`all_held` first
         self.fused = [c.run for c in invariants_of(FAMILY)] == [c.run for c in STANDARD]
-        #: requests :func:`all_held` answered for, not yet counted into the verdicts, those
-        #: of them where R9 applied, and where it failed (after its first failure)
-        self._held = self._r9_checked = self._r9_failed = 0
+        #: requests :func:`all_held` answered for, not yet counted into the verdicts, by
+        #: its answer (which units of R1-R7 applied: :data:`APPLIES`' bits), those of them
+        #: where R9 applied, and where it failed (after its first failure)
+        self._held = [0] * (2 * A_HELD)
+        self._r9_checked = self._r9_failed = 0
         #: the commonest request (:meth:`Mirror.appended_held`) answered at once, any other
         #: enabled change from the state (:meth:`Mirror.changed_held`); False: through
         #: :meth:`Mirror.observe` and :func:`all_held` (the tests' reference)
@@ -55,15 +59,19 @@ class InvariantChecker:
     @property
     def verdicts(self) -> dict[str, Verdict]:
         """Every invariant's verdict so far (the requests :func:`all_held` answered for
-        counted in as the units would have counted them)."""
-        if self._held:
-            v = self._verdicts
-            for rid in HELD_WHEN_ALL:
-                v[rid].checked += self._held
-            v[ORPHANS_ID].checked += self._r9_checked
-            v[ORPHANS_ID].failures += self._r9_failed
-            self._held = self._r9_checked = self._r9_failed = 0
-        return self._verdicts
+        counted in as the units would have counted them: each where it applied)."""
+        v = self._verdicts
+        held = self._held
+        for answer, n in enumerate(held):
+            if n:
+                for rid, bit in APPLIES.items():
+                    if answer & bit:
+                        v[rid].checked += n
+                held[answer] = 0
+        v[ORPHANS_ID].checked += self._r9_checked
+        v[ORPHANS_ID].failures += self._r9_failed
+        self._r9_checked = self._r9_failed = 0
+        return v
 
     def first_failure_at(self, request: int) -> bool:
         """Whether some invariant failed for the first time at ``request``."""
@@ -89,8 +97,8 @@ class InvariantChecker:
             held = m.appended_held(obs, self._r9_known)
             if held is None:
                 held = m.changed_held(obs, self._r9_known)
-            if held:  # (R1-R8 held; R9 as :meth:`_held_r9` counts it)
-                self._held += 1
+            if held:  # (R1-R8 held or did not apply; R9 as :meth:`_held_r9` counts it)
+                self._held[held] += 1
                 if m.linked:
                     self._r9_checked += 1
                     if m.orphaned:
@@ -117,17 +125,19 @@ class InvariantChecker:
         """What the units would count at this request, counted (True) when
         :func:`all_held` says R1-R8, and R9 holds, does not apply or has failed before
         (its detail already kept); False: ask them one by one."""
-        if not all_held(m, r):
+        held = all_held(m, r)
+        if not held:
             return False
-        return self._held_r9(m)
+        return self._held_r9(m, held)
 
-    def _held_r9(self, m: Mirror) -> bool:
-        """R1-R8 held: R9 counted with them (True) unless it fails for the first time."""
+    def _held_r9(self, m: Mirror, held: int) -> bool:
+        """R1-R8 held (``held``: :func:`all_held`'s answer): R9 counted with them (True)
+        unless it fails for the first time."""
         applies = bool(m.linked)  # (:func:`orphans_apply`, written out)
         if applies and m.orphaned:
             if self._verdicts[ORPHANS_ID].first_request is None:
                 return False  # (its first failure: the unit words it)
             self._r9_failed += 1
-        self._held += 1
+        self._held[held] += 1
         self._r9_checked += applies
         return True

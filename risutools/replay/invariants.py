@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from risutools.checks.registry import Check, check
 from risutools.replay.mirror import Mirror, Request
+from risutools.replay.mirror_records import A_CUT, A_DROP, A_HELD, A_PREV, A_PROT, A_TAIL
 from risutools.replay.verdicts import HELD, SKIP, Answer
 
 #: the family of the units below (the checker asks the registry for it)
@@ -31,9 +32,12 @@ def protected_kept(m: Mirror, r: Request) -> Answer:
     Why: Protected messages carry instructions and tool results the model must keep seeing.
 
     Fix: Exclude protected roles from the removable set before cutting.
+
+    It applies to the requests whose input holds a protected message (it cannot fail
+    where none is), so a conversation without one shows R1 not-checked.
     """
-    if not r.enabled:
-        return SKIP
+    if not r.enabled or (len(m.inp) == m.n_np and not m.prot_dropped):  # (n_np: the
+        return SKIP  # non-protected ones; none dropped: with ids appended twice)
     if m.prot_dropped:
         lost = sorted(m.prot_dropped, key=lambda i: m.inp[i].seq)
         return lambda: f"protected message(s) dropped: {', '.join(lost[:5])}"
@@ -48,8 +52,12 @@ def tail_kept(m: Mirror, r: Request) -> Answer:
     Why: The latest turns are what the reply answers; dropping them breaks the conversation.
 
     Fix: Keep the configured tail out of the removable set.
+
+    It applies to the requests with a tail: a non-protected message after R's last
+    (preserve_latest above 0, and a non-protected message in the input), so with
+    preserve_latest 0 R2 shows not-checked.
     """
-    if not r.enabled:
+    if not r.enabled or r.n_r == m.n_np:  # (the tail: min(preserve_latest, n_np))
         return SKIP
     if m.n_np_drop - r.kr:  # dropped after R's last message (kr: those up to it)
         return lambda: "tail message(s) dropped: " + m.dropped_np_between(r.n_r, m.n_np)
@@ -120,9 +128,12 @@ def no_resurrection(m: Mirror, r: Request) -> Answer:
     Fix: Remember the cut point (the anchor) and start from it at the next request.
 
     Each enabled request is compared with the previous enabled one (the state is kept while
-    the module is off); only the ids whose drop status moved since are visited.
+    the module is off); only the ids whose drop status moved since are visited.  It
+    applies to the requests whose previous enabled request dropped a non-protected message
+    still in the input (only such a message can come back), so a run that never drops
+    one shows R5 not-checked.
     """
-    if not r.enabled:
+    if not r.enabled or not m.prev_np_dropped:
         return SKIP
     back = [
         e
@@ -144,10 +155,13 @@ def front_only(m: Mirror, r: Request) -> Answer:
     Why: Cutting from the middle leaves a conversation with holes the model cannot see.
 
     Fix: Drop the oldest removable messages first, in order.
+
+    It applies to the requests where something is dropped (a protected message dropped
+    fails it), so a run that never drops one shows R6 not-checked.
     """
-    if not r.enabled:
-        return SKIP
     d = m.n_np_drop
+    if not r.enabled or not (d or m.prot_dropped):
+        return SKIP
     if m.prot_dropped or d > r.n_r:
         return "the dropped messages are not the first removable ones"
     # the first d are dropped: the d dropped ones come before the first one kept (every
@@ -169,12 +183,12 @@ def minimal_cut(m: Mirror, r: Request) -> Answer:
     Fix: Stop cutting as soon as the estimate fits the target.
 
     It also fails when messages were dropped beyond the continuity step although the
-    estimate after continuity was already within max_context.
+    estimate after continuity was already within max_context.  It applies to the requests
+    with a budget cut beyond continuity (more removable messages dropped than the
+    continuity step drops), so a run without one shows R7 not-checked.
     """
-    if not r.enabled:
+    if not r.enabled or r.kr <= r.k3:
         return SKIP
-    if r.kr <= r.k3:
-        return HELD
     after = m.est_after(r.k3)
     if after <= m.config.max_context:
         return (f"{r.kr - r.k3} message(s) dropped beyond continuity, though the estimate "
@@ -255,35 +269,60 @@ def _orphans_detail(m: Mirror) -> str:
 STANDARD: tuple[Check, ...] = (protected_kept, tail_kept, within_budget, only_removes,
                                no_resurrection, front_only, minimal_cut, bounded_jump,
                                results_with_their_call)
-#: the units :func:`all_held` answers for: HELD at a request where it is true (R8 SKIP);
+#: the units :func:`all_held` answers for, each with the bit of its answer that says it
+#: applied (HELD there, SKIP elsewhere; R3 and R4: wherever it is true, R8: SKIP);
 #: R9 is asked apart (:func:`orphans_apply`)
-HELD_WHEN_ALL: tuple[str, ...] = tuple(c.id for c in STANDARD[:7])  # R1-R7
+APPLIES: dict[str, int] = dict(zip((c.id for c in STANDARD[:7]),
+                                   (A_PROT, A_TAIL, A_HELD, A_HELD, A_PREV, A_DROP, A_CUT),
+                                   strict=True))
+HELD_WHEN_ALL: tuple[str, ...] = tuple(APPLIES)  # R1-R7
 #: the id of the unit :func:`orphans_apply` answers for
 ORPHANS_ID: str = results_with_their_call.id
 
 
-def all_held(m: Mirror, r: Request) -> bool:
-    """Whether, at an enabled request, R1-R7 hold and R8 does not apply: each unit's
-    passing case of :data:`STANDARD`, tested together and without its detail (R7's a
-    budget cut beyond continuity, as :func:`minimal_cut` tests it).  False says only "ask
-    the units": R5 with a message dropped before among those that moved, an anchor lost
-    (R8) and the module off are left to them, failing or not.  R9 is not answered here
-    (:func:`orphans_apply`)."""
+def all_held(m: Mirror, r: Request) -> int:
+    """Whether, at an enabled request, R1-R7 hold or do not apply and R8 does not apply:
+    each unit's passing case of :data:`STANDARD`, tested together and without its detail
+    (R7's a budget cut beyond continuity, as :func:`minimal_cut` tests it); when they do,
+    ``A_HELD`` and the bits of :data:`APPLIES` of the units that applied (:func:`applied`).
+    0 says only "ask the units": R5 with a message dropped before among those that
+    moved, an anchor lost (R8) and the module off are left to them, failing or not.  R9
+    is not answered here (:func:`orphans_apply`)."""
     if not r.enabled or r.lost or m.prot_dropped or m.bad_out or not r.ordered:
-        return False  # (the module off, R8 applies, R1 or R4 fails)
+        return 0  # (the module off, R8 applies, R1 or R4 fails)
     d = m.n_np_drop
     mc = m.config.max_context
     if d != r.kr or r.unreachable or r.est_out > mc:
-        return False  # (R2 fails, R3 fails or asks more)
+        return 0  # (R2 fails, R3 fails or asks more)
     if d:  # R6 (d == kr, and kr <= n_r: no more dropped than R holds)
         before = m.np_before_first_kept()
         if before is not None and before != d:
-            return False
+            return 0
     if r.kr > r.k3 and not (  # R7: a budget cut beyond continuity, needed and minimal
             m.est_after(r.k3) > mc
             and r.est_out + m.est_at(m.last_r_dropped(r)) > m.target()):
-        return False
-    return m.prev_dropped.isdisjoint(m.changed)  # R5: no id dropped before moved
+        return 0
+    if not m.prev_dropped.isdisjoint(m.changed):  # R5: an id dropped before moved
+        return 0
+    return applied(m, r)
+
+
+def applied(m: Mirror, r: Request) -> int:
+    """``A_HELD`` and the bits of :data:`APPLIES` of the units of R1, R2, R5, R6 and R7
+    that apply at an enabled request, as each unit tests it (R6: with no protected message
+    dropped)."""
+    held = A_HELD
+    if len(m.inp) > m.n_np:  # (and none dropped: :func:`all_held`)
+        held |= A_PROT
+    if m.n_np > r.n_r:
+        held |= A_TAIL
+    if m.prev_np_dropped:
+        held |= A_PREV
+    if m.n_np_drop:
+        held |= A_DROP
+    if r.kr > r.k3:
+        held |= A_CUT
+    return held
 
 
 def orphans_apply(m: Mirror) -> tuple[bool, bool]:

@@ -41,6 +41,12 @@ from risutools.replay.fixture import Message
 from risutools.replay.mirror_passes import Passes
 from risutools.replay.mirror_ranks import _WALK
 from risutools.replay.mirror_records import (
+    A_CUT,
+    A_DROP,
+    A_HELD,
+    A_PREV,
+    A_PROT,
+    A_TAIL,
     RESULT_ROLES,
     Change,
     Request,
@@ -64,7 +70,8 @@ _new = object.__new__
 
 class Mirror(Passes):
     """The input and output as the checker sees them, and the state derived from the
-    previous enabled request (``prev_dropped``, ``prev_omitted``, ``prev_anchor``)."""
+    previous enabled request (``prev_dropped``, ``prev_np_dropped``, ``prev_omitted``,
+    ``prev_anchor``)."""
 
     # (slots: past 30 fields, CPython 3.11 reads each one from a dict; __dict__ for tests;
     # those :class:`Passes` sets: its own)
@@ -72,7 +79,7 @@ class Mirror(Passes):
         "__dict__", "_cnt", "_den", "_drop_later", "_ests", "_heaped", "_keep", "_max",
         "_moves", "_np_drop", "_num", "_overhead", "_target", "bad_out", "by_seq",
         "changed", "config", "dead_seq", "fast", "gone", "in_heap", "inp", "np_seqs",
-        "out", "out_at", "out_heap", "prev_anchor", "prev_dropped",
+        "out", "out_at", "out_heap", "prev_anchor", "prev_dropped", "prev_np_dropped",
         "prev_omitted", "prot_dropped", "prot_roles", "runs", "texts")
 
     def __init__(self, config: ReplayConfig) -> None:
@@ -92,6 +99,9 @@ class Mirror(Passes):
         self._reset()
         # derived from the previous enabled request
         self.prev_dropped: set[str] = set()
+        #: how many of ``prev_dropped`` are non-protected (R5 applies when some are: only
+        #: they can come back), read before :meth:`carry_state` sets it again
+        self.prev_np_dropped = 0
         self.prev_omitted = 0
         self.prev_anchor: Sig | None = None
 
@@ -141,8 +151,10 @@ class Mirror(Passes):
         #: of ``changed``: dropped still, but for those ``changed`` has since; carried at once)
         self.gone: set[str] = set()
         #: the anchor is the first kept, at position ``prev_omitted``, after a request
-        #: :meth:`appended_held` said held; False since anything else changed the mirrors
-        self._steady = False
+        #: :meth:`appended_held` said held: its answer for the next ones (the units that
+        #: apply while only messages sent as appended come, ``A_*``); 0 (False) since
+        #: anything else changed the mirrors
+        self._steady: int = 0
         #: seq -> id of the output entries at an input seq whose sent role is free (None:
         #: none), a place for each message appended (as ``by_seq``)
         self.out_at: list[str | None] = []
@@ -163,7 +175,7 @@ class Mirror(Passes):
 
     def observe(self, obs: Step | Change) -> Request:
         """Apply one observation to the mirrors; what the request's invariants share."""
-        self._steady = False  # (only the quick path keeps it)
+        self._steady = 0  # (only the quick path keeps it)
         if isinstance(obs, Step):
             ordered, est_out, first = self._apply_step(obs)
         else:
@@ -174,7 +186,7 @@ class Mirror(Passes):
     def request(self, obs: Step | Change, ordered: bool, est_out: int,
                 first: Sig | None) -> Request:
         """What the request's invariants share, the observation applied."""
-        self._steady = False  # (only the quick path keeps it)
+        self._steady = 0  # (only the quick path keeps it)
         if not obs.enabled:
             return Request(obs.request, False, ordered, 0, 0, est_out,
                            obs.budget_unreachable, 0, False, first)
@@ -186,17 +198,18 @@ class Mirror(Passes):
         return Request(obs.request, True, ordered, n_r, kr, est_out,
                        obs.budget_unreachable, k3, lost, first)
 
-    def appended_held(self, ch: Change, orphans_ok: bool) -> bool | None:
+    def appended_held(self, ch: Change, orphans_ok: bool) -> int | None:
         """The commonest request at once: an enabled change that sends exactly what it
         appends (the same messages in order, in a sequence of the same type), each id
         once and new (in neither the input nor the output: with ``bad_out`` empty, the
         output's ids are the input's), and does nothing else (no edit, delete or
         withdrawal, no ``budget_unreachable``): :meth:`_as_sent`'s case, written out.
         None: not that shape, nothing applied (ask :meth:`observe`).  Else applied
-        (:meth:`_append_sent`); then True when :func:`~risutools.replay.invariants.all_held`
-        would say so of :meth:`request`'s answer, and R9 holds, does not apply or may fail
-        uncounted by its unit (``orphans_ok``: it failed before), the state then carried
-        (:meth:`_held_after_append`); False: ask :meth:`request` (nothing carried)."""
+        (:meth:`_append_sent`); then what :func:`~risutools.replay.invariants.all_held`
+        would answer of :meth:`request`'s answer when it is true (``A_HELD`` and the bits
+        of the units that applied), and R9 holds, does not apply or may fail uncounted by
+        its unit (``orphans_ok``: it failed before), the state then carried
+        (:meth:`_held_after_append`); 0: ask :meth:`request` (nothing carried)."""
         _, enabled, appended, edited, deleted, sent, withdrawn, unreachable = ch
         if (withdrawn or edited or deleted or unreachable or not enabled
                 or sent != appended):
@@ -209,15 +222,16 @@ class Mirror(Passes):
         elif not self._new_ids(appended):
             return None
         self._append_sent(appended)
-        if self._steady and self.est_out <= self._max:  # (what else :meth:`_plain`
-            return True  # reads has not moved since it held: :meth:`_held_after_append`)
+        steady = self._steady
+        if steady and self.est_out <= self._max:  # (what else :meth:`_plain`
+            return steady  # reads has not moved since it held: :meth:`_held_after_append`)
         return self._held_after_append(orphans_ok)
 
-    def changed_held(self, ch: Change, orphans_ok: bool) -> bool | None:
+    def changed_held(self, ch: Change, orphans_ok: bool) -> int | None:
         """Any other enabled change, without ``budget_unreachable``: applied (what
         :meth:`observe` applies), then answered from the state as
-        :meth:`appended_held` answers (:meth:`_held_after_append`: True, the state
-        carried; False: ask :meth:`request`).  None: the module off or
+        :meth:`appended_held` answers (:meth:`_held_after_append`: held, the state
+        carried; 0: ask :meth:`request`).  None: the module off or
         ``budget_unreachable``, nothing applied (ask :meth:`observe`)."""
         if not ch.enabled or ch.budget_unreachable:
             return None
@@ -242,7 +256,7 @@ class Mirror(Passes):
             return False
         return not self.bad_out or self.out.keys().isdisjoint(map(_ID, appended))
 
-    def _held_after_append(self, orphans_ok: bool) -> bool:
+    def _held_after_append(self, orphans_ok: bool) -> int:
         """:meth:`appended_held`'s answer, found from the state a correct cutter leaves
         (the dropped messages the first ones, the anchor the message looked up last,
         alone with its signature), and the state then carried (:meth:`carry_state`: kr is
@@ -255,15 +269,17 @@ class Mirror(Passes):
         appended, R9's state (then ``_steady`` is dropped: the full test), the state
         carried the same: the anchor is the one of its signature
         nearest to that position (at 0 from it, whatever twins come: :meth:`continuity`
-        answers ``prev_omitted`` at once), the first kept stays the first kept."""
-        self._steady = False
+        answers ``prev_omitted`` at once), the first kept stays the first kept.  So do
+        the units that apply (:meth:`_applied`): the steady answer, unless a first
+        protected message is appended (:meth:`_append_sent` drops ``_steady`` then)."""
+        self._steady = 0
         if not self._plain(orphans_ok):
-            return False
+            return 0
         first, d = self._first_kept, self.n_np_drop
         if first is None or (self._np_before_kept != d if first else self.n_np != d):
-            return False  # not known to be the first ones (R6; else kr is min(d, n_r))
+            return 0  # not known to be the first ones (R6; else kr is min(d, n_r))
         if d and d > self.n_np - self._keep:
-            return False  # (R2: dropped past R's last)
+            return 0  # (R2: dropped past R's last)
         anchor = self.prev_anchor
         if anchor is None:
             k3 = self.prev_omitted  # (min(k3, n_r) >= d: k3 >= d, as d <= n_r or d is 0)
@@ -277,18 +293,37 @@ class Mirror(Passes):
             if k3 != self.prev_omitted or not self._bears(at, anchor):
                 k3, lost = self.continuity(n_r)
                 if lost:
-                    return False  # (R8 applies)
+                    return 0  # (R8 applies)
         if d > k3 and not (  # R7: a cut beyond continuity, needed and minimal
                 self.est_after(k3) > self._max
                 and self.est_out + self.est_at(self.np_at(d)) > self._target):
-            return False
+            return 0
         if self.gone:  # (:meth:`carry_state`: dropped still, ``changed`` empty)
             self.prev_dropped |= self.gone
             self.gone = set()
-        self.prev_omitted = d
+        held = self._applied(d, d > k3, bool(first))
+        self.prev_omitted = self.prev_np_dropped = d
         self.prev_anchor = self._first_sig(first, d)
-        self._steady = bool(first)
-        return True
+        return held
+
+    def _applied(self, d: int, cut: bool, steady: bool) -> int:
+        """At a request R1-R7 held at, ``d`` non-protected messages dropped (the first
+        ones, none protected) and ``cut`` one beyond continuity, the state not yet
+        carried: the answer (``A_HELD`` and the units that applied, as
+        :func:`~risutools.replay.invariants.all_held` answers); when ``steady``, the one
+        of the next requests while only messages sent as appended come kept as
+        ``_steady`` (the input's protected messages and its tail still there, ``d``
+        dropped at this one and at them, none beyond continuity: ``prev_omitted`` is
+        ``d``)."""
+        both = A_HELD
+        if len(self.inp) > self.n_np:
+            both |= A_PROT
+        if self._keep and self.n_np:
+            both |= A_TAIL
+        if steady:
+            self._steady = both | A_DROP | A_PREV if d else both
+        held = both | A_DROP | A_CUT * cut if d else both
+        return held | A_PREV if self.prev_np_dropped else held
 
     def _plain(self, orphans_ok: bool) -> bool:
         """Nothing protected dropped (R1), every message sent as the input has it (R4),
@@ -350,6 +385,7 @@ class Mirror(Passes):
                     prev.discard(mid)
             self.changed = set()
         self.prev_omitted = r.kr
+        self.prev_np_dropped = self.n_np_drop  # (every one not kept is in prev_dropped)
         self.prev_anchor = r.first
         self._count_first_kept()
 
@@ -394,7 +430,7 @@ class Mirror(Passes):
     def _in_append(self, m: Message, sent: bool = False) -> None:
         """``sent``: the very message is sent at once (what :meth:`_out_set` would then do,
         done here: the output has no entry of this id, see :meth:`_apply_change`)."""
-        self._steady = False
+        self._steady = 0
         seq = len(self.by_seq)
         mid, role = m.id, m.role
         est = -(-len(m.content) * self._num // self._den) + self._overhead  # (:meth:`est`)
@@ -428,7 +464,7 @@ class Mirror(Passes):
             self._refresh(mid)  # refresh: not sent, and only sent ids are ever in bad_out)
 
     def _in_edit(self, mid: str, content: str) -> None:
-        self._steady = False
+        self._steady = 0
         e = self.inp[mid]
         if self.out.get(mid) is e:  # its own output entry: the output keeps the text sent
             self.out[mid] = _Out(e.msg, e.seq, e.est, e.anchor_np)
@@ -443,14 +479,16 @@ class Mirror(Passes):
         self._refresh(mid)
 
     def _in_delete(self, mid: str) -> None:
-        self._steady = False
+        self._steady = 0
         e = self.inp.pop(mid)
         self.by_seq[e.seq] = None
         self._unlink(e)
         self.dead_seq[mid] = e.seq
         self.total_in -= e.est
         self.prot_dropped.discard(mid)
-        self.prev_dropped.discard(mid)  # memory stays bounded by the live history
+        if mid in self.prev_dropped:  # memory stays bounded by the live history
+            self.prev_dropped.remove(mid)
+            self.prev_np_dropped -= not e.prot
         self.changed.discard(mid)
         self.gone.discard(mid)
         if not e.prot:
@@ -496,7 +534,7 @@ class Mirror(Passes):
         return self._np_before_kept
 
     def _out_set(self, m: Message) -> None:
-        self._steady = False
+        self._steady = 0
         old = self.out.get(m.id)
         e = self.inp.get(m.id)
         seq = e.seq if e is not None else self.dead_seq.get(m.id, -1)
@@ -512,7 +550,7 @@ class Mirror(Passes):
         self._refresh(m.id)
 
     def _out_remove(self, mid: str, *, refresh: bool = True) -> None:
-        self._steady = False
+        self._steady = 0
         o = self.out.pop(mid, None)
         if o is None:
             return
@@ -571,7 +609,7 @@ class Mirror(Passes):
         later, changed = self._drop_later, self.changed
         heaped, in_heap, out_heap = self._heaped, self.in_heap, self.out_heap
         est_out = 0
-        self._steady = False  # (as :meth:`_out_set` leaves it)
+        self._steady = 0  # (as :meth:`_out_set` leaves it)
         for m in sent:
             mid = m[0]
             if mid in skip:
@@ -621,6 +659,7 @@ class Mirror(Passes):
         for m in step.out:
             self._out_set(m)
         self.prev_dropped &= self.inp.keys()
+        self.prev_np_dropped = sum(not self.inp[mid].prot for mid in self.prev_dropped)
         self.changed = set(self.inp)
         pos = [self.inp[m.id].seq if m.id in self.inp else -1 for m in step.out]
         ordered = len(self.out) == len(step.out) and all(

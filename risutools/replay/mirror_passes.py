@@ -96,6 +96,8 @@ class Passes(Runs):
             if role in prot_roles:
                 e.prot, e.anchor_np = True, False
                 out_at.append(None)
+                if len(inp) == n_np + 1:  # the first protected one: R1 applies from now
+                    self._steady = 0  # (:meth:`Mirror._applied` again)
             else:
                 e.prot, e.anchor_np = False, True
                 if none_kept:  # the first kept, after every other one
@@ -106,7 +108,7 @@ class Passes(Runs):
                 np_seqs.append(seq)  # (``texts``: when it is asked, :meth:`seqs_of`)
             if role in RESULT_ROLES:
                 self._link(e)
-                self._steady = False  # (R9's state moved: :meth:`Mirror._plain` again)
+                self._steady = 0  # (R9's state moved: :meth:`Mirror._plain` again)
         if self._heaped and n_np > self.n_np:  # (the new seqs of out_at: leaves, in place)
             new = np_seqs[len(np_seqs) - (n_np - self.n_np):]
             self.in_heap.update(new)

@@ -67,6 +67,15 @@ class Request:
 #: the roles of a tool's (or function's) result, which follows the message that called it
 RESULT_ROLES = ("tool", "function")
 
+#: What a request R1-R7 held at is answered as (:meth:`Mirror.appended_held`,
+#: :func:`~risutools.replay.invariants.all_held`): ``A_HELD`` (always set: the answer is
+#: true) and one bit for each unit of R1, R2, R5, R6, R7 that applied there -- the input
+#: holds a protected message (R1), the tail is not empty (R2), the previous enabled
+#: request dropped a non-protected message still in the input (R5), a message is dropped
+#: (R6), a cut beyond continuity (R7); R3 and R4 apply at every enabled request.  0: "ask
+#: the units".  (Small ints: an answer allocates nothing.)
+A_PROT, A_TAIL, A_PREV, A_DROP, A_CUT, A_HELD = 1, 2, 4, 8, 16, 32
+
 
 class _Out:
     """An output entry: the message as sent, and where it sits (input seq, or -1)."""
