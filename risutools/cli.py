@@ -34,6 +34,7 @@ from risutools.report.color import COLOR_HELP, use_color
 from risutools.report.ingest_text import IngestProgress
 from risutools.report.output import (
     check_report_path,
+    refuse_empty_paths,
     refuse_output_on_input,
     stdout_unwritable,
     write_out,
@@ -114,29 +115,6 @@ COMMANDS: dict[str, str] = {
 def _command(name: str) -> Any:
     with cycles_paused():  # (modules: they live as long as the program)
         return importlib.import_module(COMMANDS[name])
-
-
-#: the options and arguments that name a file or a folder (an empty one is refused: ``''``
-#: read as ``.`` unpacked into, packed, ingested into or hashed the current folder)
-PATH_PARAMS = frozenset({
-    "file", "files", "paths", "path", "src", "out", "output", "report", "queue", "notes",
-    "component", "fixture", "config", "config_file", "catalog", "sources", "allowed_signers",
-    "base_log", "sign", "packet", "scheduler_file"})
-
-
-def refuse_empty_paths(params: dict[str, Any]) -> None:
-    """A usage error for a path given as the empty string (never taken for ``.``)."""
-    for key, value in params.items():
-        if key in PATH_PARAMS and (value == "" or (isinstance(value, (list, tuple))
-                                                 and "" in value)):
-            shown = _PATH_SHOWN.get(key, f"--{key.replace('_', '-')}")
-            raise UsageError(shown, "an empty path names no file or folder; write . for the "
-                             "current folder")
-
-
-#: how the command line names a path parameter that is an argument (or a short option's)
-_PATH_SHOWN = {"file": "FILE", "files": "FILE", "paths": "PATH", "path": "PATH", "src": "SRC",
-               "component": "COMPONENT", "out": "--output", "config_file": "--config"}
 
 
 def _execute(name: str, params: dict[str, Any], *, exit_zero: bool = False,

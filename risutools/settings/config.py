@@ -347,14 +347,20 @@ def _severities(raw_rules: Any, where: str) -> dict[str, str]:
         keys = [k for k in levels if matches(cid, k)]
         if keys:
             sev[cid] = levels[max(keys, key=len)]
-    for cid, needed in NEEDS.items():  # (as --ignore of it is refused: never blind)
+    _needed_on(sev, where)
+    return sev
+
+
+def _needed_on(sev: dict[str, str], where: str) -> None:
+    """A check another needs (:data:`~risutools.checks.ids.NEEDS`) turned off while that one
+    is on: ``config-bad-value`` (as ``--ignore`` of it is refused: never blind)."""
+    for cid, needed in NEEDS.items():
         off = [n for n in needed if sev.get(n) == "off"]
         if off and sev.get(cid) != "off":
             raise ConfigError(Code.CONFIG_BAD_VALUE, f"{off[0]} cannot be off while "
                               f"{cid} is on ({cid} needs it: what it cannot read, {off[0]} "
                               f"says); turn {cid} off too, or leave {off[0]} on",
                               where="rules", path=where)
-    return sev
 
 
 def _check_sections(cfg: Settings) -> None:
