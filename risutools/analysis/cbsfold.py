@@ -17,8 +17,9 @@ which an address reader takes as an unknown address
 
 Nothing is evaluated but these pure functions of literal text.  Linear and bounded: one
 pass over the braces (as :func:`~risutools.analysis.cbs.scan_cbs`, at most
-``MAX_DEPTH`` deep, each piece of text moved up at most that many times), and the text the
-tags give is at most ``MAX_FOLDED`` characters a text (past it a tag is kept as written).
+``MAX_DEPTH`` deep, each piece of text moved up at most that many times), at most
+``MAX_FOLD_TAGS`` tags a text (the rest of it as written), and the text the tags give is at
+most ``MAX_FOLDED`` characters a text (past it a tag is kept as written).
 """
 
 from __future__ import annotations
@@ -37,6 +38,10 @@ from risutools.analysis.cbs import DISPLAY_UNESCAPE, NESTED, PURE_BLOCKS, tag_of
 MAX_DEPTH = 64
 #: characters the folded tags of one text give at most (decoded text included)
 MAX_FOLDED = 2_000_000
+#: tags read at most per text (as :func:`~risutools.analysis.cbs.scan_cbs`): from the tag
+#: past it on (from the outermost tag then open), the text is left as written, unfolded
+#: (each tag kept costs a few hundred bytes: 1,000,000 ``{{a}}`` took 589 MB)
+MAX_FOLD_TAGS = 50_000
 #: the longest numeric argument read (``{{u::...}}``, ``{{unicodedecode::...}}``)
 MAX_NUMBER_TEXT = 1_000
 
@@ -342,11 +347,17 @@ def fold_cbs(text: str, visualize: bool = False, unescape: bool = False) -> Fold
     done: list[_Piece] = []
     stack: list[_Frame] = []
     keep = 0  # where the text not yet in a piece starts
+    tags = 0
     for m in _BRACES.finditer(text):
         pieces = stack[-1].pieces if stack else done
         if m.group() == "{{":
             if len(stack) >= MAX_DEPTH:
                 continue  # (text, in the next piece)
+            tags += 1
+            if tags > MAX_FOLD_TAGS:  # the rest as written, from the outermost tag open
+                keep = stack[0].start if stack else keep
+                stack.clear()
+                break
             if keep < m.start():
                 pieces.append((text[keep:m.start()], keep, False))
             stack.append(_Frame(m.start(), []))

@@ -15,6 +15,7 @@ at least one character, so the work is linear in the text.
 from __future__ import annotations
 
 import re
+import sys
 from functools import cache
 
 #: at most this many addresses are read from one CSS text
@@ -29,8 +30,21 @@ _NAME_START = r"[^\x00-\x40\x5b-\x5e\x60\x7b-\x7f]"
 _NAME_CHAR = r"[^\x00-\x2c\x2e\x2f\x3a-\x40\x5b-\x5e\x60\x7b-\x7f]"
 #: one character that is none of ``"'/@()\``, a name's character: an ASCII one
 _PLAIN = r"[\x00-\x21\x23-\x26\x2a-\x2c\x2e\x3a-\x3f\x5b\x5d\x5e\x60\x7b-\x7f]"
-_IDENT = (r"(?:--|-?(?:" + _NAME_START + "|" + _ESCAPE + r"))(?:" + _NAME_CHAR + "|"
-          + _ESCAPE + r")*")
+#: a repeated group keeps a backtracking mark per repetition in ``re`` (a name, string or
+#: address of 1,000,000 escapes took 300 MB): each repetition below is possessive on
+#: Python 3.11+ (no state kept; the same matches: nothing after a repetition can match
+#: where one more unit could, so no backtracking into one ever succeeds), and on Python
+#: 3.10, which has no possessive quantifiers, greedy and at most ``RUN_310`` units (a
+#: longer name, string or address is read as cut there); a unit is a run of plain
+#: characters on 3.11+ (``_RUN``), one character on 3.10 (a greedy run inside a greedy
+#: repetition could be split every way when what follows fails)
+RUN_310 = 4096
+_POSSESSIVE = sys.version_info >= (3, 11)
+_MANY = "*+" if _POSSESSIVE else f"{{0,{RUN_310}}}"
+_SOME = "++" if _POSSESSIVE else f"{{1,{RUN_310}}}"
+_RUN = "++" if _POSSESSIVE else ""
+_IDENT = (r"(?:--|-?(?:" + _NAME_START + "|" + _ESCAPE + r"))(?:" + _NAME_CHAR + _RUN
+          + "|" + _ESCAPE + r")" + _MANY)
 #: one token: a comment, a string (its closing quote in a group: a string broken by a new
 #: line has none), an at-keyword, a run of anything that cannot start a function (names
 #: not followed by ``(`` or an escape, each taken whole: the look-ahead keeps the run from
@@ -38,19 +52,19 @@ _IDENT = (r"(?:--|-?(?:" + _NAME_START + "|" + _ESCAPE + r"))(?:" + _NAME_CHAR +
 #: other character
 _TOKEN = (
     r"(?P<comment>/\*[\s\S]*?(?:\*/|\Z))"
-    r"|\"(?P<dq>(?:[^\"\\\n\r\f]|\\[\s\S])*)(?P<dq_end>\")?"
-    r"|'(?P<sq>(?:[^'\\\n\r\f]|\\[\s\S])*)(?P<sq_end>')?"
+    r"|\"(?P<dq>(?:[^\"\\\n\r\f]" + _RUN + r"|\\[\s\S])" + _MANY + r")(?P<dq_end>\")?"
+    r"|'(?P<sq>(?:[^'\\\n\r\f]" + _RUN + r"|\\[\s\S])" + _MANY + r")(?P<sq_end>')?"
     r"|@(?P<at>" + _IDENT + ")"
     r"|(?P<other>(?:" + _PLAIN + "+"
-    r"|(?=(?P<run>" + _NAME_CHAR + r"+))(?P=run)(?![(\\]))+)"
+    r"|(?=(?P<run>" + _NAME_CHAR + r"+))(?P=run)(?![(\\]))" + _SOME + ")"
     r"|(?P<ident>" + _IDENT + r")(?P<fn>\()?"
     r"|(?P<open>\()|(?P<close>\))"
     r"|(?P<single>[\s\S])")
 #: an unquoted ``url(...)`` token after ``url(``: to the ``)``; a quote, ``(``, white space
 #: inside, or a control character make it a bad URL, which the browser drops
 _URL_TOKEN = (
-    r"[ \t\r\n\f]*((?:[^) \t\r\n\f\"'(\\\x00-\x08\x0b\x0e-\x1f\x7f]|" + _ESCAPE
-    + r")*)[ \t\r\n\f]*\)")
+    r"[ \t\r\n\f]*((?:[^) \t\r\n\f\"'(\\\x00-\x08\x0b\x0e-\x1f\x7f]" + _RUN + "|" + _ESCAPE
+    + r")" + _MANY + r")[ \t\r\n\f]*\)")
 _WS = r"[ \t\r\n\f]*"
 _DECODE = r"\\(?:([0-9A-Fa-f]{1,6})(?:\r\n|[ \t\r\n\f])?|(\r\n|[\n\r\f])|([\s\S]))"
 #: a pre-filter: CSS without any of these loads nothing (an escape may spell any name)

@@ -30,13 +30,20 @@ def alternation(words: Iterable[str]) -> str:
     return emit(trie)
 
 
-def _string_body(quote: str, without: str) -> str:
+def _string_body(quote: str, without: str, p: str) -> str:
     """The body of a short string the skip path passes over: no quote, backslash, line
-    break or ``:``, and not ``without`` (when given)."""
+    break or ``:``, and not ``without`` (when given).  Runs of other characters are one
+    repetition of a class (a group repeated per character kept a backtracking mark per
+    character: 152 MB for a string of 1,000,000), the group repeated only per ``without[0]``
+    not starting ``without`` (never, for a one-character word); ``p``: ``+`` (possessive,
+    3.11+) or nothing."""
     if not without:
         return rf"[^{quote}\\\n\r:]*"
     first, rest = re.escape(without[0]), re.escape(without[1:])
-    return rf"(?:[^{quote}\\\n\r:{first}]|{first}(?!{rest}))*"
+    plain = rf"[^{quote}\\\n\r:{first}]*{p}"
+    if not rest:
+        return plain
+    return rf"{plain}(?:{first}(?!{rest}){plain})*{p}"
 
 
 #: Python 3.11+ has possessive quantifiers (no backtracking state, whatever the length of a
@@ -91,19 +98,19 @@ def skip_pattern(keep: frozenset[str], possessive: bool = POSSESSIVE,
     attribute, not ``local`` before a named function, and not followed by more names being
     assigned (``a, b =``: the scanner reads the list; after a ``,`` it reads the next
     token itself), nor a ``,`` after ``]`` or ``>`` before more names being assigned
-    (``t[k], b =``, ``local a <close>, b =``).  ``.``/``:`` are passed
-    over only before such a name, so the scanner always reads the qualifier and the base of
-    a call it records (the last token passed over is given back as group ``last``).
+    (``t[k], b =``, ``local a <close>, b =``).  ``.``/``:`` are passed over only before such
+    a name, so the scanner always reads the qualifier and the base of a call it records
+    (the last token passed over is given back as group ``last``).
     Anything else (long strings and comments, strings with ``:`` or escapes, characters the
     lexer reports) stops the run.
 
     Linear: each unit is a bounded-lookahead match and the repetition is possessive (no
     backtracking state is kept, whatever the length of the run); ``possessive=False`` (the
     default on Python 3.10, see :data:`POSSESSIVE`) gives the greedy form, each run at most
-    :data:`SKIP_RUN_310` tokens.  ``strings_without``: a word a short string passed over
-    must not hold (a reader looking for strings that hold it).  ``every_call``: a name
-    that may be called (followed by ``(``, a string, ``{`` or a long string) is never
-    passed over, so a scanner recording every call sees each."""
+    :data:`SKIP_RUN_310` tokens (and comment lines between two).  ``strings_without``: a
+    word a short string passed over must not hold (a reader looking for strings that hold
+    it).  ``every_call``: a name that may be called (followed by ``(``, a string, ``{`` or
+    a long string) is never passed over, so a scanner recording every call sees each."""
     p = "+" if possessive else ""  # after * : possessive, or greedy
     run = "*+" if possessive else f"{{0,{SKIP_RUN_310}}}"
     ws = r"[ \t\r\n\f\v]"
@@ -129,10 +136,10 @@ def skip_pattern(keep: frozenset[str], possessive: bool = POSSESSIVE,
     # is tried against the host table only when it starts like a name: faster in the
     # regex engine than an alternation per character, and the same matches, since no
     # token starts with whitespace or "--")
-    unit = rf"""{ws}*{p}(?:--(?!\[=*\[)[^\r\n]*(?=[\r\n]){ws}*{p})*{p}(?P<last>
+    unit = rf"""{ws}*{p}(?:--(?!\[=*\[)[^\r\n]*(?=[\r\n]){ws}*{p}){run}(?P<last>
         (?=[A-Za-z_]){unlisted}(?={after_name})
       | [.:](?![.:])(?={ws}*(?!{sig})[A-Za-z_])
-      | "{_string_body('"', strings_without)}" | '{_string_body("'", strings_without)}'
+      | "{_string_body('"', strings_without, p)}" | '{_string_body("'", strings_without, p)}'
       | 0[xX][0-9a-fA-F]*(?:\.[0-9a-fA-F]*)?(?:[pP][+-]?[0-9]+)?
       | (?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?
       | \.\.\.? | == | ~= | <= | >= | << | >> | // | ::
@@ -162,7 +169,7 @@ def block_pattern(words: frozenset[str], possessive: bool = POSSESSIVE,
     if strings_without is None:
         dq, sq = rf"[^\"\\\n\r]*{p}", rf"[^'\\\n\r]*{p}"
     else:
-        dq, sq = _string_body('"', strings_without), _string_body("'", strings_without)
+        dq, sq = _string_body('"', strings_without, p), _string_body("'", strings_without, p)
     unit = rf"""{ws}*{p}(?P<last>
         (?!{stop})[A-Za-z_][A-Za-z0-9_]*{p}(?![A-Za-z0-9_])
       | --(?!\[=*\[)[^\r\n]*{p}
