@@ -179,3 +179,29 @@ def share_args(shared: dict[tuple[object, ...], Any], call: Call, bound: int) ->
     if got is None:
         got = shared[key] = args
     call.args = got
+
+
+#: what makes a Lua pattern more than its plain text (``%`` before a letter or a digit: a
+#: class or a capture; ``%`` before anything else is that character)
+_MAGIC = frozenset("^$*+?.([-")
+
+
+def plain_pattern(pattern: str) -> str | None:
+    """The text a Lua pattern matches when it is plain text (its ``%`` escapes of
+    punctuation undone), or None (a class, a repetition, an anchor, a capture)."""
+    out: list[str] = []
+    i = 0
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "%":
+            nxt = pattern[i + 1:i + 2]
+            if not nxt or nxt.isalnum():
+                return None
+            out.append(nxt)
+            i += 2
+            continue
+        if c in _MAGIC:
+            return None
+        out.append(c)
+        i += 1
+    return "".join(out) or None

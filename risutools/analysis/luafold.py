@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping
 
-from risutools.analysis.luaargs import HOLE, LIT, REF
+from risutools.analysis.luaargs import HOLE, LIT, REF, plain_pattern
 from risutools.analysis.lualex import KEYWORDS, NAME, NUM, OP, STR, iter_tokens, lua_string_raw
 
 #: values made (literals, operators, calls) per expression, at most
@@ -69,6 +69,7 @@ class _Reader:
         self.start = 0  # the offset of the token's start (in ``self.text``)
         self.built = False  # a template was built (``..``, a format: :func:`template_of`)
         self.folds = MAX_OPERAND_FOLDS  # operands of a template folded (:func:`_sub_fold`)
+        self.limits = (MAX_TEMPLATE_PARTS, MAX_FOLD_CHARS)  # a template's parts, characters
         self.advance()
 
     def advance(self) -> None:
@@ -544,10 +545,21 @@ def template_of(text: str, at: int, constants: Mapping[str, str]
     :mod:`luaargs`: ``LIT`` text, ``REF`` a name, ``HOLE`` anything else), when it is a
     concatenation ``..`` of string literals, integers, names (a name of ``constants`` is
     its literal) and other operands (a call, a field: a hole), or ``string.format`` /
-    ``("..."):format`` of those (``%s`` is its argument, any other conversion a hole), with
-    at least one literal part; None when it is anything else (an arithmetic or a logical
-    expression, one literal alone, a name alone).  Bounded as :func:`fold_index`."""
+    ``("..."):format`` of those (``%s`` is its argument, any other conversion a hole), or
+    ``gsub`` of a literal by a plain pattern (:func:`_gsub_template`), with at least one
+    literal part; None when it is anything else (an arithmetic or a logical expression, one
+    literal alone, a name alone).  Bounded as :func:`fold_index`."""
+    got = template_span(text, at, constants)
+    return got[0] if got is not None else None
+
+
+def template_span(text: str, at: int, constants: Mapping[str, str],
+                  limits: tuple[int, int] = (MAX_TEMPLATE_PARTS, MAX_FOLD_CHARS)
+                  ) -> tuple[tuple[_Part, ...], int] | None:
+    """:func:`template_of` and the offset where the expression ends (the next token's, or
+    the end of what was read); ``limits``: its parts and characters, at most."""
     r = _Reader(text, at, constants)
+    r.limits = limits
     try:
         parts = _template(r)
         if r.errors or not _ends_value(r):
@@ -556,7 +568,7 @@ def template_of(text: str, at: int, constants: Mapping[str, str]
         return None
     if not r.built or not any(k == LIT for k, _t in parts):
         return None  # (one literal or one name: a constant, an alias)
-    return tuple(parts)
+    return tuple(parts), r.base + (r.start if r.tok[0] else len(r.text))
 
 
 def _template(r: _Reader) -> list[_Part]:
@@ -564,11 +576,12 @@ def _template(r: _Reader) -> list[_Part]:
     while r.at(".."):
         r.advance()
         r.built = True
-        parts = _joined(parts, _operand(r))
+        parts = _joined(parts, _operand(r), r.limits)
     return parts
 
 
-def _joined(parts: list[_Part], more: list[_Part]) -> list[_Part]:
+def _joined(parts: list[_Part], more: list[_Part], limits: tuple[int, int]
+            ) -> list[_Part]:
     """Two templates one after the other (literals side by side made one)."""
     out = list(parts)
     for kind, text in more:
@@ -576,7 +589,7 @@ def _joined(parts: list[_Part], more: list[_Part]) -> list[_Part]:
             out[-1] = (LIT, out[-1][1] + text)
         else:
             out.append((kind, text))
-    if len(out) > MAX_TEMPLATE_PARTS or sum(len(t) for _k, t in out) > MAX_FOLD_CHARS:
+    if len(out) > limits[0] or sum(len(t) for _k, t in out) > limits[1]:
         raise _Fail
     return out
 
@@ -607,21 +620,34 @@ def _operand(r: _Reader) -> list[_Part]:
 
 
 def _name_operand(r: _Reader) -> list[_Part]:
-    """An operand that starts with a name: a format call, a constant, a name, or a hole
-    (a call, a field, an index)."""
+    """An operand that starts with a name: a format or gsub call, a constant (and a method
+    of it: ``K:format(i)``), a name, or a hole (a call, a field, an index)."""
     name = r.name()
     if name in KEYWORDS:
         raise _Fail
     if name == "string" and r.at("."):
         r.advance()
-        if r.name() == "format" and r.at("("):
+        fname = r.name()
+        if fname in ("format", "gsub") and r.at("("):
             args = _format_args(r)
-            return _format_template(args[0], args[1:]) if args else [(HOLE, "")]
+            if not args:
+                return [(HOLE, "")]
+            if fname == "gsub":
+                return _gsub_template(args[0], args[1:], r.limits)
+            return _format_template(args[0], args[1:], r.limits)
         _skip_postfix(r)
         return [(HOLE, "")]
-    if _skip_postfix(r):
+    if name == "table" and r.at("."):
+        r.advance()
+        if r.name() == "concat" and r.at("("):
+            return _concat_template(r)
+        _skip_postfix(r)
         return [(HOLE, "")]
     const = r.constants.get(name)
+    if const is not None and r.at(":"):
+        return _method(r, [(LIT, _from_bytes(_bytes_of(const)))])
+    if _skip_postfix(r):
+        return [(HOLE, "")]
     return [(LIT, _from_bytes(_bytes_of(const)))] if const is not None else [(REF, name)]
 
 
@@ -645,15 +671,49 @@ def _sub_fold(r: _Reader) -> str | None:
 
 
 def _method(r: _Reader, inner: list[_Part]) -> list[_Part]:
-    """``(s):f(...)``: a format of a literal format string, else a hole."""
+    """``(s):f(...)``: a format or a gsub of a literal, else a hole."""
     r.advance()
     fname = r.name()
-    if fname == "format" and r.at("(") and len(inner) == 1 and inner[0][0] == LIT:
+    if fname in ("format", "gsub") and r.at("(") and len(inner) == 1 and inner[0][0] == LIT:
         args = _format_args(r)
-        return _format_template(inner, args)
-    _skip_balanced(r)
+        if fname == "gsub":
+            return _gsub_template(inner, args, r.limits)
+        return _format_template(inner, args, r.limits)
     _skip_postfix(r)
     return [(HOLE, "")]
+
+
+def _concat_template(r: _Reader) -> list[_Part]:
+    """``table.concat({a, b, ...}, sep)`` as a template: its items (each a template) with
+    the separator (a literal) between them; a hole when the table is not a list written
+    there or the separator not a literal."""
+    r.expect("(")
+    if not r.at("{"):
+        _skip_argument(r)
+        r.expect(")")
+        _skip_postfix(r)
+        return [(HOLE, "")]
+    r.advance()
+    r.built = True
+    items: list[list[_Part]] = []
+    while not r.at("}"):
+        items.append(_template(r))
+        if len(items) > r.limits[0]:
+            raise _Fail
+        if not (r.at(",") or r.at(";") or r.at("}")):
+            raise _Fail  # (``k = v``, ``[k] = v``: not a list)
+        if not r.at("}"):
+            r.advance()
+    r.advance()
+    sep: list[_Part] = [(LIT, "")]
+    if r.at(","):
+        r.advance()
+        sep = _template(r)
+    r.expect(")")
+    out: list[_Part] = []
+    for i, item in enumerate(items):
+        out = _joined(_joined(out, sep if i else [], r.limits), item, r.limits)
+    return out if len(sep) == 1 and sep[0][0] == LIT else [(HOLE, "")]
 
 
 def _format_args(r: _Reader) -> list[list[_Part]]:
@@ -678,7 +738,8 @@ def _format_args(r: _Reader) -> list[list[_Part]]:
     return out
 
 
-def _format_template(fmt: list[_Part], args: list[list[_Part]]) -> list[_Part]:
+def _format_template(fmt: list[_Part], args: list[list[_Part]], limits: tuple[int, int]
+                     ) -> list[_Part]:
     """``string.format(fmt, ...)`` as a template: ``%s`` its argument, ``%%`` a ``%``,
     any other conversion a hole (a format string that is not one literal: a hole)."""
     if len(fmt) != 1 or fmt[0][0] != LIT:
@@ -700,9 +761,30 @@ def _format_template(fmt: list[_Part], args: list[list[_Part]]) -> list[_Part]:
             raise _Fail
         arg = args[k] if k < len(args) else [(HOLE, "")]
         got = arg if conv == "s" and j == i + 1 else [(HOLE, "")]
-        out = _joined(_joined(out, [(LIT, "".join(lit))] if lit else []), got)
+        out = _joined(_joined(out, [(LIT, "".join(lit))] if lit else [], limits), got, limits)
         lit, k, i = [], k + 1, j + 1
-    return _joined(out, [(LIT, "".join(lit))] if lit else [])
+    return _joined(out, [(LIT, "".join(lit))] if lit else [], limits)
+
+
+def _gsub_template(subject: list[_Part], args: list[list[_Part]], limits: tuple[int, int]
+                   ) -> list[_Part]:
+    """``s:gsub(pattern, repl)`` as a template: a literal ``s`` and a plain pattern
+    (:func:`~risutools.analysis.luaargs.plain_pattern`), each match replaced by ``repl``
+    (a literal without ``%``, or any other value: then a hole); a hole otherwise (a pattern
+    with classes, a count)."""
+    if len(subject) != 1 or subject[0][0] != LIT or len(args) != 2:
+        return [(HOLE, "")]
+    pat, repl = args
+    plain = plain_pattern(pat[0][1]) if len(pat) == 1 and pat[0][0] == LIT else None
+    if plain is None:
+        return [(HOLE, "")]
+    if len(repl) != 1 or repl[0][0] != LIT or "%" in repl[0][1]:
+        repl = [(HOLE, "")]
+    pieces = subject[0][1].split(plain)
+    out = [(LIT, pieces[0])] if pieces[0] else []
+    for piece in pieces[1:]:
+        out = _joined(_joined(out, repl, limits), [(LIT, piece)] if piece else [], limits)
+    return out or [(LIT, "")]
 
 
 def _skip_postfix(r: _Reader) -> bool:

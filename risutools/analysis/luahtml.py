@@ -3,22 +3,29 @@
 shown text: script in it (RA301-RA304) and remote addresses built from what is joined to it
 (RA305).
 
-A string literal that holds a tag (``<`` and a letter) is read as HTML; one followed by
-``..`` is read with a value of the script's in its place after it (as a CBS variable is
-read: ``"<img src='https://h/?q=" .. msg`` sends ``msg`` to ``h``; ``'<img src="' .. url``,
-an address that is the value alone, does not), each at the script's line.  One pass over
-the tokens, made only for a script whose text holds a tag; at most :data:`MAX_HTML_STRINGS`
-strings a script, each read once.
+A string literal that holds a tag (``<`` and a letter) or a Markdown address (``](``) is
+read as HTML with the concatenation it starts (:func:`~.luafold.template_span`: ``..``,
+``string.format``, ``gsub``, ``table.concat``), each value a hole read as a CBS variable is
+(``"<img src='https://h/?q=" .. msg`` sends ``msg`` to ``h``; ``'<img src="' .. url``, an
+address that is the value alone, does not), a name assigned a template its template; so is
+each use of a constant that holds one (``PIXEL .. data``).  A chain too long to read: the
+literal alone, a value after it when ``..`` follows.  One pass over the tokens, made only
+for a script the pre-filter (:func:`may_hold_html`) lets through; at most
+:data:`MAX_HTML_STRINGS` strings and uses a script, each read once.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from bisect import bisect_right
+from collections import ChainMap
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import replace
 from functools import cache
 
 from risutools.analysis.htmlscan import HtmlScan, scan_html
+from risutools.analysis.luaargs import LIT, REF
+from risutools.analysis.luafold import MAX_FOLD_SPAN, template_span
 from risutools.analysis.lualex import (
     OP,
     STR,
@@ -29,73 +36,211 @@ from risutools.analysis.lualex import (
 )
 from risutools.analysis.luaskip import POSSESSIVE, skip_pattern
 
-#: at most this many of a script's strings that hold a tag are read as HTML
+#: at most this many of a script's strings that hold a tag (and uses of its constants that
+#: hold one) are read as HTML
 MAX_HTML_STRINGS = 2_000
-#: a tag's opening, and what HTML needs to run script or reach an address: the test of a
-#: string (and, both, the pre-filter of a script)
-_TAG = re.compile(r"<[A-Za-z]")
+#: constants holding a tag whose uses are read, at most
+MAX_TAGGED = 32
+#: a chain's parts and characters, at most (a longer one: its strings read one by one)
+CHAIN_LIMITS = (64, MAX_FOLD_SPAN)
+#: what HTML needs to run script or reach an address: the test of a string (and of the
+#: lines near an opening, the pre-filter of a script)
+#: what a string is read for: a tag's opening, or a Markdown link's or image's address
+#: (RisuAI renders a message's Markdown: ``![](https://h/?q=...)`` is an image it loads)
+_SEED = re.compile(r"<[A-Za-z]|\]\(")
 _RISKY = re.compile(r"//|\\\\|java|vbs|\bon[a-z]+\s*=|<\s*(?:script|meta|base|form|i?frame|object"
-                    r"|embed)|srcdoc|action|url\s*\(|@import|&#|\\[0-9a-f]", re.IGNORECASE)
+                    r"|embed)|srcdoc|action|url\s*\(|@import|&#|\\(?:[0-9a-f]|x|u\{)",
+                    re.IGNORECASE)
+#: the pre-filter's openings: a tag (``<`` then a letter, or an escape), a Markdown address
+_OPENING = re.compile(r"<[A-Za-z\\]|\]\(")
+#: an escape that makes a printable character (``\x3c``, ``\60``, ``\u{3c}``; not a
+#: control, ``\0``, ``\31``): a script writing one is read (its strings decoded before
+#: they are judged)
+_ESCAPE = re.compile(r"\\(?:[xX][2-7][0-9a-fA-F]|u\{"
+                     r"|(?:0?(?:3[2-9]|[4-9][0-9])|1(?:[01][0-9]|2[0-6]))(?![0-9]))")
+#: a tag's end, a concatenation, two strings joined (``"<scr" .. "ipt>"``)
+_CLOSE = re.compile(">")
+_DOTS = re.compile(r"(?<!\.)\.\.(?!\.)")  # (not an ellipsis, ``...``)
+_JOIN = re.compile(r"[\"'\]]\s*\.\.\s*[\"'\[]")
+#: what may open the expression a string is the first operand of: ``string.format(``,
+#: ``string.gsub(``, ``(`` (``("<b>%s</b>"):format(x)``), ``table.concat({``
+_OPENER = re.compile(r"(?:\bstring\s*\.\s*(?:format|gsub)\s*)?\(\s*\Z"
+                     r"|\btable\s*\.\s*concat\s*\(\s*\{\s*\Z")
+#: ``name =`` before a string (a constant, when the scanner says it is one)
+_ASSIGNED = re.compile(r"(?<![\w.:])([A-Za-z_]\w*)\s*=\s*\Z")
+#: how far before a string :data:`_OPENER` and :data:`_ASSIGNED` look
+_LOOK_BACK = 64
 
 
 @cache
 def _past() -> re.Pattern[str]:
     """The runs of tokens :func:`html_strings` passes over: any but a string that may hold
-    ``<`` (compiled once, when a script first needs it: not at every command's start)."""
-    return skip_pattern(frozenset(), POSSESSIVE, "<")
+    ``<`` or ``](`` (compiled once, when a script first needs it: not at every command's
+    start)."""
+    return skip_pattern(frozenset(), POSSESSIVE, "< ](")
 
 #: what stands for the value joined after a string (a variable, as CBS reads one)
 VALUE = "{{getvar::lua}}"
+#: the template a name is assigned (``local u = "https://h/?q=" .. q``), or None
+Names = Callable[[str], "tuple[tuple[int, str], ...] | None"]
+
+
+class _Next:
+    """The first match of a pattern at or after an offset, for offsets that do not go
+    back: searched again only past the last match (each character read once)."""
+
+    def __init__(self, code: str, pattern: re.Pattern[str]) -> None:
+        self.code, self.search, self.at = code, pattern.search, -1
+
+    def after(self, pos: int) -> int:
+        if self.at < pos:
+            m = self.search(self.code, pos)
+            self.at = m.start() if m is not None else len(self.code)
+        return self.at
 
 
 def may_hold_html(code: str) -> bool:
     """Whether a script may write HTML that runs script or reaches an address in its
-    strings: a line of it holds a tag and such a mark on that line or the next (a tag's
-    attributes on a line of their own); each line looked at at most twice."""
-    at = 0
-    while (m := _TAG.search(code, at)) is not None:
-        start = code.rfind("\n", 0, m.start()) + 1
+    strings: it writes an escape that makes a printable character (its strings are then
+    decoded and judged), or an opening (a tag, a Markdown address) whose line, the next,
+    or the tag up to its ``>`` (attributes on lines of their own) holds such a mark or
+    two strings joined (a mark split in two), or a value joined inside the tag (its
+    ``>`` not yet met; after ``](``: on those lines) while such a mark is anywhere (a
+    name's address).  Each character looked at a bounded number of times."""
+    if _ESCAPE.search(code) is not None:
+        return True
+    closes, dots, joins = _Next(code, _CLOSE), _Next(code, _DOTS), _Next(code, _JOIN)
+    at = covered = 0
+    anywhere: bool | None = None  # such a mark anywhere in the code
+    while (m := _OPENING.search(code, at)) is not None:
+        start = max(code.rfind("\n", 0, m.start()) + 1, covered - 16)  # (16: a mark cut)
         end = code.find("\n", m.end())
         end = len(code) if end < 0 else end
         after = code.find("\n", end + 1)
-        if _RISKY.search(code, start, len(code) if after < 0 else after):
+        stop = len(code) if after < 0 else after
+        inside = closes.after(m.end()) if m.group()[0] == "<" else stop
+        stop = max(stop, inside + 1)
+        if _RISKY.search(code, max(start, 0), stop) or joins.after(max(start, 0)) < stop:
             return True
-        at = end
+        if dots.after(m.end()) < inside:
+            if anywhere is None:  # (searched once)
+                anywhere = _RISKY.search(code) is not None
+            if anywhere:
+                return True
+        at, covered = max(end, m.end()), max(stop, covered)
     return False
 
 
-def html_strings(code: str) -> Iterator[tuple[int, str]]:
-    """(line, text) of each string literal of ``code`` that holds a tag, with
-    :data:`VALUE` after it when ``..`` follows it; the first :data:`MAX_HTML_STRINGS`."""
-    lines = LineIndex(code)
-    pending: tuple[int, str] | None = None
-    found = 0
-    skipper = Skipper(_past())  # (runs of tokens without a ``<`` in a string passed over)
-    for kind, _start, _end, value, b0, b1 in iter_tokens(code, [], skipper):
-        skipper.last = None
-        if pending is not None:
-            line, text = pending
-            pending = None
-            yield line, text + VALUE if (kind, value) == (OP, "..") else text
-            found += 1
-            if found >= MAX_HTML_STRINGS:
-                return
-        if kind == STR:
+def html_strings(code: str, constants: Mapping[str, str] | None = None,
+                 names: Names | None = None) -> Iterator[tuple[int, str]]:
+    """(line, text) of what each string literal of ``code`` that holds a tag or a Markdown
+    address is part of: the concatenation ``..`` (or ``string.format``, ``gsub``: luafold's
+    :func:`~risutools.analysis.luafold.template_span`) it starts, each value a
+    :data:`VALUE` (a name assigned a template, by ``names``: its template), or the literal
+    alone (:data:`VALUE` after it when ``..`` follows it); and what each use of a constant
+    holding one is part of.  The first :data:`MAX_HTML_STRINGS`."""
+    reader = _Chains(code, constants or {}, names)
+    yield from reader.literals()
+    yield from reader.uses()
+
+
+class _Chains:
+    """The reader of :func:`html_strings`: the concatenations read (their extents, so a
+    string or a use inside one is not read again) and the constants holding a tag."""
+
+    def __init__(self, code: str, constants: Mapping[str, str], names: Names | None) -> None:
+        self.code = code
+        self.lines = LineIndex(code)
+        self.tagged: dict[str, str] = {}  # constants holding a tag -> their text
+        self.consts: ChainMap[str, str] = ChainMap(self.tagged, dict(constants))
+        self.names = names
+        self.starts: list[int] = []  # the extents of the concatenations read, in order
+        self.ends: list[int] = []
+        self.left = MAX_HTML_STRINGS  # strings and uses read
+
+    def literals(self) -> Iterator[tuple[int, str]]:
+        code = self.code
+        pending: tuple[int, str] | None = None
+        skipper = Skipper(_past())  # (runs of tokens without a ``<`` in a string passed over)
+        for kind, s, _e, value, b0, b1 in iter_tokens(code, [], skipper):
+            skipper.last = None
+            skipper.idle = True  # (but the token after a string read alone: not passed over)
+            if pending is not None:
+                line, text = pending
+                pending = None
+                yield line, text + VALUE if (kind, value) == (OP, "..") else text
+            if kind != STR or (self.ends and s < self.ends[-1]):
+                continue
             text = value if value is not None else decode_lua_string(code, b0, b1)
-            if _TAG.search(text) and _RISKY.search(text):
-                line = lines.line(b0)  # (its text's first line: a long string's first
-                if code.startswith(("\r\n", "\n"), b0) and not text.startswith(("\r", "\n")):
-                    line += 1  # line break is not its text)
+            if not _SEED.search(text):
+                continue
+            self.left -= 1
+            if self.left < 0:
+                return
+            line = self.lines.line(b0)  # (its text's first line: a long string's first
+            if code.startswith(("\r\n", "\n"), b0) and not text.startswith(("\r", "\n")):
+                line += 1  # line break is not its text)
+            self.constant(s, text)
+            chain = self.chain(s)
+            if chain is not None:
+                if _RISKY.search(chain):
+                    yield line, chain
+            elif _RISKY.search(text):
                 pending = (line, text)
-        skipper.idle = pending is None  # (the token after a string read: not passed over)
-    if pending is not None:
-        yield pending
+                skipper.idle = False
+        if pending is not None:
+            yield pending
+
+    def constant(self, at: int, text: str) -> None:
+        """Note the string at ``at`` as a constant's value when it is ``name = "..."`` and
+        the scanner read ``name`` as a constant."""
+        m = _ASSIGNED.search(self.code, max(0, at - _LOOK_BACK), at)
+        if m is not None and m.group(1) in self.consts and len(self.tagged) < MAX_TAGGED:
+            self.tagged[m.group(1)] = text
+
+    def chain(self, at: int) -> str | None:
+        """The text of the concatenation (or format, gsub) the operand at ``at`` is the
+        first of (or of the call it is the first argument of), or None; its extent noted."""
+        m = _OPENER.search(self.code, max(0, at - _LOOK_BACK), at)
+        for start in (m.start(), at) if m is not None else (at,):
+            got = template_span(self.code, start, self.consts, CHAIN_LIMITS)
+            if got is not None and got[1] > at:
+                self.starts.append(start)
+                self.ends.append(got[1])
+                return "".join(self.text_of(k, t) for k, t in got[0])
+        return None
+
+    def text_of(self, kind: int, text: str) -> str:
+        """A part's text: a literal's own, a name's template (``names``), else :data:`VALUE`."""
+        if kind == LIT:
+            return text
+        got = self.names(text) if kind == REF and self.names is not None else None
+        return "".join(t if k == LIT else VALUE for k, t in got) if got else VALUE
+
+    def uses(self) -> Iterator[tuple[int, str]]:
+        """What each use of a constant holding a tag is part of (``PIXEL .. data``,
+        ``T:gsub("%$Q", data)``), outside the concatenations read."""
+        if not self.tagged:
+            return
+        words = "|".join(re.escape(n) for n in sorted(self.tagged))
+        found = re.compile(rf"(?<![\w:])(?:(?<=\.\.)|(?<!\.))(?:{words})(?![\w])")
+        for m in found.finditer(self.code):
+            i = bisect_right(self.starts, m.start()) - 1
+            if i >= 0 and m.start() < self.ends[i]:
+                continue
+            self.left -= 1
+            if self.left < 0:
+                return
+            chain = self.chain(m.start())
+            if chain is not None and _SEED.search(chain) and _RISKY.search(chain):
+                yield self.lines.line(m.start()), chain
 
 
-def read_lua_html(code: str) -> Iterator[HtmlScan]:
+def read_lua_html(code: str, constants: Mapping[str, str] | None = None,
+                  names: Names | None = None) -> Iterator[HtmlScan]:
     """:func:`scan_html` of each of :func:`html_strings`, its lines the script's, when it
     finds script or an address built from a value (what the checks of shown HTML read)."""
-    for line, text in html_strings(code):
+    for line, text in html_strings(code, constants, names):
         scan = scan_html(text, unescape=True)
         if scan.flagged():
             yield _at_line(scan, line - 1)

@@ -32,18 +32,23 @@ def alternation(words: Iterable[str]) -> str:
 
 def _string_body(quote: str, without: str, p: str) -> str:
     """The body of a short string the skip path passes over: no quote, backslash, line
-    break or ``:``, and not ``without`` (when given).  Runs of other characters are one
-    repetition of a class (a group repeated per character kept a backtracking mark per
-    character: 152 MB for a string of 1,000,000), the group repeated only per ``without[0]``
-    not starting ``without`` (never, for a one-character word); ``p``: ``+`` (possessive,
-    3.11+) or nothing."""
+    break or ``:``, and none of the words of ``without`` (when given; words separated by a
+    space).  Runs of other characters are one repetition of a class (a group repeated per
+    character kept a backtracking mark per character: 152 MB for a string of 1,000,000),
+    the group repeated only per first character of a word not starting it (never, for a
+    one-character word); ``p``: ``+`` (possessive, 3.11+) or nothing."""
     if not without:
         return rf"[^{quote}\\\n\r:]*"
-    first, rest = re.escape(without[0]), re.escape(without[1:])
-    plain = rf"[^{quote}\\\n\r:{first}]*{p}"
-    if not rest:
+    tails: dict[str, list[str]] = {}
+    for w in without.split():
+        tails.setdefault(w[0], []).append(w[1:])
+    firsts = "".join(map(re.escape, tails))
+    plain = rf"[^{quote}\\\n\r:{firsts}]*{p}"
+    alts = "|".join(rf"{re.escape(c)}(?!{'|'.join(map(re.escape, ts))})"
+                    for c, ts in tails.items() if "" not in ts)
+    if not alts:
         return plain
-    return rf"{plain}(?:{first}(?!{rest}){plain})*{p}"
+    return rf"{plain}(?:(?:{alts}){plain})*{p}"
 
 
 #: Python 3.11+ has possessive quantifiers (no backtracking state, whatever the length of a
@@ -107,10 +112,11 @@ def skip_pattern(keep: frozenset[str], possessive: bool = POSSESSIVE,
     Linear: each unit is a bounded-lookahead match and the repetition is possessive (no
     backtracking state is kept, whatever the length of the run); ``possessive=False`` (the
     default on Python 3.10, see :data:`POSSESSIVE`) gives the greedy form, each run at most
-    :data:`SKIP_RUN_310` tokens (and comment lines between two).  ``strings_without``: a
-    word a short string passed over must not hold (a reader looking for strings that hold
-    it).  ``every_call``: a name that may be called (followed by ``(``, a string, ``{`` or
-    a long string) is never passed over, so a scanner recording every call sees each."""
+    :data:`SKIP_RUN_310` tokens (and comment lines between two).  ``strings_without``:
+    words (spaced, each first character its own) a short string passed over must not hold
+    (a reader looking for them).  ``every_call``: a name that may be called (followed by
+    ``(``, a string, ``{`` or a long string) is never passed over, so a scanner recording
+    every call sees each."""
     p = "+" if possessive else ""  # after * : possessive, or greedy
     run = "*+" if possessive else f"{{0,{SKIP_RUN_310}}}"
     ws = r"[ \t\r\n\f\v]"

@@ -179,7 +179,8 @@ class _Script:
             s.fact(s.urls, host, f"{where} line {line}")
         self.buttons()
         if may_hold_html(self.code):  # (HTML its strings write: what RisuAI shows)
-            s.script_html.extend((s.tick(), where, h) for h in read_lua_html(self.code))
+            s.script_html.extend((s.tick(), where, h) for h in read_lua_html(
+                self.code, scan.constants, self.templates))
         self.named_listeners()
         for call in scan.calls:
             for c in self.resolved(call):
