@@ -231,6 +231,8 @@ def _js_object(pairs: list[tuple[Any, Any]]) -> dict[str, Any]:
     """A decoded map as RisuAI's object holds it: each key as JavaScript names a property
     (:func:`~risutools.jsontypes.js_key`), the last of two keys of one name kept (in a
     Python dict ``True`` and ``1.0`` would be one key before they were named)."""
+    if any(isinstance(k, (list, tuple, dict)) for k, _ in pairs):
+        raise TypeError("a map or an array as a key")  # (refused: :func:`_unpack`)
     return {js_key(k): v for k, v in pairs}
 
 
