@@ -28,7 +28,7 @@ from risutools.analysis.luaargs import ARG_CALLS as ARG_CALLS
 from risutools.analysis.luaargs import HOLE as HOLE
 from risutools.analysis.luaargs import LIT as LIT
 from risutools.analysis.luaargs import REF as REF
-from risutools.analysis.luaargs import SAFE_FIELDS, Collector, share_args
+from risutools.analysis.luaargs import SAFE_FIELDS, Collector, may_hold_url, share_args
 from risutools.analysis.luaargs import Arg as Arg
 from risutools.analysis.luaargs import Call as Call
 from risutools.analysis.luafold import (
@@ -37,7 +37,6 @@ from risutools.analysis.luafold import (
     fold_value,
     foldable_start,
     list_values,
-    may_hold_url,
 )
 from risutools.analysis.lualex import (
     KEYWORDS,

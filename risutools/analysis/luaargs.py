@@ -205,3 +205,13 @@ def plain_pattern(pattern: str) -> str | None:
         out.append(c)
         i += 1
     return "".join(out) or None
+
+
+#: an escape that can make ":" or "/" out of other characters (``\58``, ``\x3a``, ``\u{2f}``)
+_CODED_ESCAPE = re.compile(r"\\[0-9xu]")
+
+
+def may_hold_url(text: str, b0: int, b1: int) -> bool:
+    """Whether the decoded string ``text[b0:b1]`` can contain ``://`` (cheap, exact enough:
+    only a ``:`` or an escape that codes a character can make one)."""
+    return text.find(":", b0, b1) >= 0 or _CODED_ESCAPE.search(text, b0, b1) is not None

@@ -23,7 +23,6 @@ characters of the source; a reader folds at most ``MAX_FOLDS`` expressions per s
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Mapping
 
 from risutools.analysis.luaargs import HOLE, LIT, REF, plain_pattern
@@ -357,16 +356,6 @@ def fold_index(text: str, bracket: int, constants: Mapping[str, str]
         return None
 
 
-#: an escape that can make ":" or "/" out of other characters (``\58``, ``\x3a``, ``\u{2f}``)
-_CODED_ESCAPE = re.compile(r"\\[0-9xu]")
-
-
-def may_hold_url(text: str, b0: int, b1: int) -> bool:
-    """Whether the decoded string ``text[b0:b1]`` can contain ``://`` (cheap, exact enough:
-    only a ``:`` or an escape that codes a character can make one)."""
-    return text.find(":", b0, b1) >= 0 or _CODED_ESCAPE.search(text, b0, b1) is not None
-
-
 def fold_value(text: str, at: int, constants: Mapping[str, str]) -> str | None:
     """The string the expression whose first token is at ``at`` makes when it is a whole
     value (``n = "req" .. "uest"``: what follows it ends a value, :func:`_ends_value`);
@@ -517,19 +506,6 @@ def _skip_value(r: _Reader, after_operand: bool) -> bool:
             after_operand = kind != OP and value not in ("and", "or", "not")
         r.advance()
     return False
-
-
-def names_in(code: str, names: Mapping[str, object] | frozenset[str]) -> list[str]:
-    """The names of ``names`` that code read as text (``load("return " .. "request")``)
-    uses as globals (not after ``.``/``:``): its first ``MAX_FOLD_SPAN`` characters."""
-    out: list[str] = []
-    prev = ""
-    for kind, _s, _e, value, _b0, _b1 in iter_tokens(code[:MAX_FOLD_SPAN], []):
-        if kind == NAME and value is not None and value in names and prev not in (".", ":") \
-                and value not in out:
-            out.append(value)
-        prev = value if kind == OP and value is not None else ""
-    return out
 
 
 #: parts of a template (:func:`template_of`), at most, and operands of one folded by a

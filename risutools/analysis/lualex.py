@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 import sys
 from array import array
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 # Token kinds (small ints: cheap to compare).
@@ -549,3 +549,17 @@ def globals_fields(text: str) -> str:
         at = e
     out.append(text[at:])
     return "".join(out)
+
+
+def names_in(code: str, names: Mapping[str, object] | frozenset[str], span: int
+             ) -> list[str]:
+    """The names of ``names`` that code read as text (``load("return " .. "request")``)
+    uses as globals (not after ``.``/``:``): its first ``span`` characters."""
+    out: list[str] = []
+    prev = ""
+    for kind, _s, _e, value, _b0, _b1 in iter_tokens(code[:span], []):
+        if kind == NAME and value is not None and value in names and prev not in (".", ":") \
+                and value not in out:
+            out.append(value)
+        prev = value if kind == OP and value is not None else ""
+    return out

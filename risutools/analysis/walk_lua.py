@@ -35,12 +35,9 @@ from risutools.analysis.luaflow import (
     plain_defs,
     unreached,
 )
-from risutools.analysis.luafold import MAX_FOLDS, fold_argument, names_in
+from risutools.analysis.luafold import MAX_FOLD_SPAN, MAX_FOLDS, fold_argument
 from risutools.analysis.luahtml import may_hold_html, read_lua_html
-from risutools.analysis.lualex import (
-    LineIndex,
-    assignment_counts,
-)
+from risutools.analysis.lualex import LineIndex, assignment_counts, names_in
 from risutools.analysis.lualoops import loop_literals
 from risutools.analysis.luanames import alias_roots, scan_script
 from risutools.analysis.luaurls import address
@@ -707,7 +704,7 @@ class _Script:
         s.lua_sources.setdefault(self.where, self.code)
         a0 = call.args[0] if call.args and call.name in ("load", "loadstring") else None
         code = self.literal_of(a0) or self.folded(call, 0) if a0 is not None else None
-        for name in names_in(code or "", HOST_APIS):
+        for name in names_in(code or "", HOST_APIS, MAX_FOLD_SPAN):
             self.value(name, call.line, -1, True)
 
     def folded(self, call: Call, index: int) -> str | None:
