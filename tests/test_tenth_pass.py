@@ -152,3 +152,20 @@ def test_the_same_calls_in_a_loop_over_kinds_and_through_pcall() -> None:
 ])
 def test_no_display_refusal_in_another_listener(head: str) -> None:
     assert "RA106" not in rules(plain_lua(head + _BODY + ")"))
+
+
+# ---- constants folded from expressions: read alike with and without the skip path ---------
+
+@pytest.mark.parametrize("code", [
+    'local W = "cbs-v1"\nlocal t = {wire = W, kind = "k"}\nsetChatVar(id, t.wire, 1)',
+    'local K = "req"\nlocal n = K .. "uest"\n_G[n]("https://h.example/")',
+    'local a = (1 .. "x")\nlocal b = (x + 1) * 2\nlocal c = ("a"):rep(2)\ngetChatVar(id, c)',
+    'local s = string.char(114, 101)\nlocal u = ( "p" ) .. s\ngetChatVar(id, u)',
+])
+def test_folded_constants_are_read_alike_with_and_without_skipping(code: str) -> None:
+    from risutools.analysis.lua import scan_lua
+
+    keep = frozenset({"request", "getChatVar", "setChatVar"})
+    fast, slow = scan_lua(code, keep), scan_lua(code, keep, skip=False)
+    assert fast.constants == slow.constants
+    assert [(c.name, c.line) for c in fast.calls] == [(c.name, c.line) for c in slow.calls]

@@ -35,7 +35,6 @@ from risutools.analysis.luafold import (
     MAX_FOLDS,
     fold_index,
     fold_value,
-    foldable_start,
     list_values,
 )
 from risutools.analysis.lualex import (
@@ -62,6 +61,7 @@ from risutools.analysis.luarecords import LuaScan as LuaScan
 from risutools.analysis.luaskip import POSSESSIVE as POSSESSIVE
 from risutools.analysis.luaskip import SKIP_RUN_310 as SKIP_RUN_310
 from risutools.analysis.luaskip import alternation as alternation
+from risutools.analysis.luaskip import foldable_start
 from risutools.analysis.luaskip import skip_pattern as skip_pattern
 from risutools.analysis.urlleaks import url_hosts
 
@@ -427,7 +427,7 @@ class _Scanner:
         ``string.char(...)``, a constant's name) folded at once."""
         name = self.assign_target[0]  # type: ignore[index]
         if kind != STR:
-            if foldable_start(kind, value, self.constants):
+            if foldable_start(kind, value, self.constants, self.text, s + len(value or "")):
                 self.fold_constant(name, s)
         elif b1 - b0 > _MAX_NAME_CONSTANT and not may_hold_url(self.text, b0, b1):
             self.const_pending = (name, _OPAQUE, -1)

@@ -369,13 +369,6 @@ def fold_value(text: str, at: int, constants: Mapping[str, str]) -> str | None:
         return None
 
 
-def foldable_start(kind: int, value: str | None, constants: Mapping[str, object]) -> bool:
-    """Whether a value starting with this token may be one :func:`fold_value` folds: a
-    string, ``(``, ``string.``/``table.``, a name in ``constants``."""
-    return kind == STR or (kind == OP and value == "(") or (
-        kind == NAME and (value in ("string", "table") or value in constants))
-
-
 def fold_argument(text: str, name_at: int, index: int, constants: Mapping[str, str]
                   ) -> str | None:
     """The argument ``index`` (from 0) of the call ``name(...)`` whose name is at

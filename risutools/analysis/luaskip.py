@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from typing import Any
+
+from risutools.analysis.lualex import NAME, OP, STR
 
 # -- passing over what the scanner does not need -------------------------------------------
 
@@ -86,9 +88,11 @@ def _comma(ws: str, name: str) -> str:
 def _plain_value(sig: str, ws: str, name: str) -> str:
     """After "name =": a value that makes neither a constant nor a function definition
     (nor a name the scanner watches: ``x = request`` makes an alias it follows); a value
-    the folder may make a constant of (``(``, ``string.``/``table.``, a name then ``..``:
-    ``luafold.foldable_start``) is read by the scanner."""
+    the folder may make a constant of (``string.``/``table.``, a name then ``..``, a ``(``
+    before a string, a ``(`` or a name: ``luafold.foldable_start``) is read by the
+    scanner; any other ``(`` (``(1 + n) * c``, ``(-x)``) is passed over."""
     return (rf"(?:(?!{sig}|(?:string|table){ws}*\.|{name}{ws}*\.\.)[A-Za-z_]"
+            rf"|\((?!{ws}*[\"'\[(A-Za-z_])"
             rf"|[0-9{{#~]|-(?!-)|\.[0-9])")
 
 
@@ -186,3 +190,23 @@ def block_pattern(words: frozenset[str], possessive: bool = POSSESSIVE,
       | -(?!-) | \[(?!=*\[) | [+*/%^\#&~|<>=(){{}}\];:,.]
     )"""
     return re.compile(rf"(?:{unit}){run}", re.VERBOSE)
+
+
+#: what makes a ``(`` or a constant's name after ``name =`` a value ``luafold.fold_value``
+#: may fold: the same tests the skip path makes (:func:`_plain_value`), so a value is read
+#: alike with and without it
+_PAREN_FOLDS = re.compile(r"[ \t\r\n\f\v]*[\"'\[(A-Za-z_]")
+_CONCAT_NEXT = re.compile(r"[ \t\r\n\f\v]*\.\.")
+
+
+def foldable_start(kind: int, value: str | None, constants: Mapping[str, object],
+                   text: str, end: int) -> bool:
+    """Whether a value starting with this token (ending at ``end`` of ``text``) may be one
+    ``luafold.fold_value`` folds: a string, ``(`` before a string, a ``(`` or a name,
+    ``string.``/``table.``, a name in ``constants`` before ``..``."""
+    if kind == STR:
+        return True
+    if kind == OP and value == "(":
+        return _PAREN_FOLDS.match(text, end) is not None
+    return kind == NAME and (value in ("string", "table") or (
+        value in constants and _CONCAT_NEXT.match(text, end) is not None))
