@@ -18,8 +18,8 @@ from functools import cache
 from typing import Any
 
 from risutools.catalog.catalog import Catalog, Entry
-from risutools.contract.sieve import needles
-from risutools.contract.transitions import CatalogLog
+from risutools.contract.sieve import IdNeedles, id_needles, needles
+from risutools.contract.transitions import CatalogLog, read_log
 from risutools.datatables import data_table
 from risutools.findings import Finding
 from risutools.settings.lifecycle import RUNTIME_LINE
@@ -122,7 +122,8 @@ def _same(a: Entry, b: Entry | None) -> bool:
                                          and a.path == b.path and a.line == b.line))
 
 
-def neighbours(cat: Catalog, entry: Entry, *, own: bool = False) -> list[Entry]:
+def neighbours(cat: Catalog, entry: Entry, *, own: bool = False,
+               also: IdNeedles | None = None) -> list[Entry]:
     """The entries of ``cat`` that a :class:`Graph`'s questions about ``entry``
     (:meth:`Graph.conflicts_with`, :meth:`Graph.exclusive_rivals`) can name, and maybe
     others, in the catalog's order: a graph of them answers those questions as a graph of
@@ -132,7 +133,8 @@ def neighbours(cat: Catalog, entry: Entry, *, own: bool = False) -> list[Entry]:
     (:mod:`risutools.contract.sieve`; every file when one is not a plain string), or
     none when the catalog read the ones that may hold one of :data:`LIVE_WORDS` already
     (:attr:`Catalog.aside`).  ``own``: also the documents of the files that may hold
-    ``entry``'s component_id."""
+    ``entry``'s component_id; ``also``: and those of these component ids, in the same
+    reading (the components the log says are live: :func:`gate_neighbours`)."""
     if not own and cat.aside is not None and cat.aside[0] == LIVE_WORDS:
         return cat.aside[1]
     caps = needles([*entry.caps("provides"), *entry.caps("conflicts")])
@@ -146,7 +148,7 @@ def neighbours(cat: Catalog, entry: Entry, *, own: bool = False) -> list[Entry]:
 
     def keep(data: bytes, fmt: str) -> bool:
         return (found.may_hold(data, fmt) and words.may_hold(data, fmt)) or \
-            ids.may_hold(data, fmt)
+            ids.may_hold(data, fmt) or (also is not None and also.may_hold(data, fmt))
 
     return cat.entries_where(keep)
 
@@ -167,17 +169,23 @@ def log_live(log: CatalogLog) -> dict[str, tuple[str, int]]:
     return out
 
 
-def gate_neighbours(cat: Catalog, entry: Entry, log: CatalogLog, *,
+def gate_neighbours(cat: Catalog, entry: Entry, log: CatalogLog | None = None, *,
                     own: bool = False) -> Graph:
     """The graph of :func:`neighbours` that the gates reading other components look at,
-    with what it may leave out (:func:`blind_spots`)."""
-    seen = neighbours(cat, entry, own=own)
-    problems = list(cat.load_problems)
+    with what it may leave out (:func:`blind_spots`; ``log``: the whole log, read here
+    when not given, and only for a component that provides or conflicts with something:
+    one that does neither conflicts with none, and no gate asks what it may not see)."""
+    if not (entry.caps("provides") or entry.caps("conflicts")):
+        return Graph(neighbours(cat, entry, own=own))
+    if log is None:
+        log = read_log(cat.root)
     live = log_live(log)
+    seen = neighbours(cat, entry, own=own, also=id_needles(live) if live else None)
+    problems = list(cat.load_problems)
     have = {e.component_id for e in seen}
     lost = sorted(live.keys() - have)
     if lost:  # (their documents may hold no word the sieve looked for: read them by id)
-        ids = needles(tuple(lost))
+        ids = id_needles(lost)
         more = cat.entries() if ids is None else cat.entries_where(ids.may_hold)
         problems += cat.load_problems
         have |= {e.component_id for e in more}

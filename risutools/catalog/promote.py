@@ -170,8 +170,7 @@ def plan(cat: Catalog, entry: Entry, to: str, *, kind: str = "status",
         log = read_log(cat.root, only=entry.component_id)
         if log.refused is not None:  # never an empty history: nothing moves (exit 2)
             raise log.refused
-    graph_of = graph if graph is not None else \
-        lambda: gate_neighbours(cat, entry, read_log(cat.root))
+    graph_of = graph if graph is not None else lambda: gate_neighbours(cat, entry)
     make = new_document if kind == "status" else runtime_document
     new = NewDocument(lambda: make(entry.doc, to))
     if approvals is None:  # only the records named for this component and step (an index)
@@ -308,12 +307,11 @@ def _recheck_catalog_gates(cat: Catalog, p: Plan) -> None:
     if not wide:
         return
     now = Catalog(cat.root, cat.config, cat.settings)
-    log = read_log(now.root)
-    graph = gate_neighbours(now, p.entry, log, own=True)
+    graph = gate_neighbours(now, p.entry, own=True)
     here = [x for x in graph.entries if x.path == p.entry.path and x.line == p.entry.line]
     if len(here) != 1 or here[0].doc_sha256 != p.entry.doc_sha256:
         raise conflict_error(p.entry, "the document is no longer where it was read")
-    ctx = GateContext(now, here[0], p.to, p.new, log, graph, [])
+    ctx = GateContext(now, here[0], p.to, p.new, CatalogLog(now.root), graph, [])
     for gate in wide:
         verdict, reason = gate(ctx)
         if verdict == FAIL:

@@ -25,6 +25,7 @@ Anything else (a string that is not plain) is not sieved: every file is parsed.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -68,6 +69,51 @@ def needles(texts: Iterable[str]) -> Needles | None:
         return None
     raw = [t.encode("ascii") for t in seen]
     return Needles(tuple(b'"' + r + b'"' for r in raw), tuple(raw))
+
+
+#: a JSON member ``"component_id": "..."`` (its value's token a group, escapes and all)
+_ID_MEMBER = re.compile(rb'"component_id"[ \t\r\n]*:[ \t\r\n]*("(?:[^"\\]|\\.)*")')
+
+
+@dataclass(frozen=True)
+class IdNeedles:
+    """Component ids looked for as a document's ``component_id`` (many of them at once:
+    one search of a file's members, where :class:`Needles` searches the file once a
+    string: a catalog's live components, hundreds, made that 6x slower)."""
+
+    ids: frozenset[bytes]
+
+    def may_hold(self, data: bytes, fmt: str) -> bool:
+        """Whether the bytes may hold a document whose ``component_id`` is one of the ids:
+        a ``\\u`` escape anywhere (it may spell the member's name), or YAML with an
+        escape or one of the ids written, as :class:`Needles` says; else one of the
+        ``component_id`` members' values (each decoded)."""
+        if not self.ids:
+            return False
+        if fmt == "yaml":
+            return b"\\" in data or any(i in data for i in self.ids)
+        if b"\\u" in data:
+            return True
+        return any(_id_of(m.group(1)) in self.ids for m in _ID_MEMBER.finditer(data))
+
+
+def _id_of(token: bytes) -> bytes:
+    """A JSON string token's value, as UTF-8 (its escapes decoded)."""
+    if b"\\" not in token:
+        return token[1:-1]
+    try:
+        value = json.loads(token)
+    except ValueError:
+        return b""
+    return value.encode("utf-8", "surrogatepass") if isinstance(value, str) else b""
+
+
+def id_needles(ids: Iterable[str]) -> IdNeedles | None:
+    """:class:`IdNeedles` of ``ids``, or None when one is not plain (parse every file)."""
+    seen = list(dict.fromkeys(ids))
+    if not all(map(plain, seen)):
+        return None
+    return IdNeedles(frozenset(t.encode("ascii") for t in seen))
 
 
 def load_where(root: Path, keep: Keep, exclude: Iterable[str] = ()) -> LoadOutcome:
