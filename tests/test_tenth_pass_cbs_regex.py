@@ -29,32 +29,13 @@ import time
 from typing import Any
 
 import pytest
+from test_ninth_pass_html import leaks, module, regex_out, rules
 
-from risutools.analysis import analyze
 from risutools.analysis.cbsfold import fold_cbs
 from risutools.analysis.lua import scan_lua
 from risutools.analysis.model import Analysis
 from risutools.analysis.regexcheck import checked_risks
 from risutools.analysis.urlleaks import dynamic_urls
-from risutools.formats.model import Module
-
-
-def regex_out(out: str, kind: str = "editdisplay") -> Analysis:
-    return analyze(Module({"name": "R", "id": "r", "regex": [
-        {"comment": "r", "in": "(.+)", "out": out, "type": kind, "flag": "g"}]}))
-
-
-def module(**data: Any) -> Analysis:
-    return analyze(Module({"name": "M", "id": "m", **data}))
-
-
-def rules(a: Analysis) -> set[str]:
-    return {f.rule for f in a.findings}
-
-
-def leaks(a: Analysis) -> list[str]:
-    return [f.message for f in a.findings if f.rule == "RA305"]
-
 
 # -- 7: a replacement in the host ----------------------------------------------------------
 

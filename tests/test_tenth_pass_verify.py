@@ -26,6 +26,7 @@ from typing import Any
 
 import pytest
 from harness import FIXTURES, SEED, run_cli
+from test_replay_browser import RESURRECT  # (R5 fails: a message dropped comes back)
 
 from risutools.canonical import indented, self_hash
 from risutools.checks.registry import RuleFilter, check_selection
@@ -109,19 +110,6 @@ def test_an_empty_rule_id_is_refused(tmp_path: Path, value: str) -> None:
 
 
 # ------------------------------------------------------------------ forged replay reports
-
-RESURRECT = """fixture: conversation-v1
-name: resurrect
-config: {tokenizer_profile: 1, message_overhead: 0, max_context: 40, preserve_latest: 1,
-         trim_percent: 0}
-turns:
-  - append: [{role: user, content: aaaaaaaaaa}, {role: user, content: bbbbbbbbbb},
-             {role: user, content: cccccccccc}, {role: user, content: dddddddddd},
-             {role: user, content: eeeeeeeeee}]
-  - edit: {id: m1, content: BBBBBBBBBB}
-  - edit: [{id: m0, content: BBBBBBBBBB}, {id: m1, content: ''}]
-"""
-
 
 def replayed(tmp_path: Path) -> Path:
     """A document with the honest (failed: R5) replay report of ``resurrect``."""
