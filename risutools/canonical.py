@@ -129,10 +129,7 @@ def _walk_levels(level: list[Any], texts: list[str] | None) -> int | None:
         if texts is not None and str in types:
             texts += compress(level, map(is_, kinds, repeat(str)))
         if texts is not None and dict in types:  # (a key can hold code as a value can)
-            # (each key once a level: a batch's documents share their keys, which the
-            # detector need not read again; a key it reads once is read)
-            keys = dict.fromkeys(chain.from_iterable(compress(level, map(is_, kinds,
-                                                                   repeat(dict)))))
+            keys = [*chain.from_iterable(compress(level, map(is_, kinds, repeat(dict))))]
             texts += compress(keys, map(is_, map(type, keys), repeat(str)))
         elif dict not in types and list not in types:
             return depth
