@@ -33,6 +33,7 @@ from risutools.report import options as opt
 from risutools.report.color import COLOR_HELP, use_color
 from risutools.report.ingest_text import IngestProgress
 from risutools.report.output import (
+    PATH_PARAMS,
     check_report_path,
     refuse_empty_paths,
     refuse_output_on_input,
@@ -125,7 +126,7 @@ def _execute(name: str, params: dict[str, Any], *, exit_zero: bool = False,
     result's code (``--exit-zero``: findings do not fail; 2, could not run, stays)."""
     command = _command(name)
     try:  # a value out of its choices, range or form: the option's usage error
-        refuse_empty_paths(params)
+        refuse_empty_paths({**params, **{k: v for k, v in how.items() if k in PATH_PARAMS}})
         before = getattr(command, "reads_before", None)  # (what it will find to read: a
         writes = getattr(command, "writes", lambda _p: ())(params)  # catalog; what it writes)
         refuse_output_on_input(params, how, getattr(command, "reads_file", None),

@@ -95,6 +95,8 @@ def test_unpack_force_never_writes_over_its_input(tmp_path: Path) -> None:
     ("validate", ""),
     ("inspect", ""),
     ("analyze", ""),
+    ("validate", str(ROOT / "fixtures" / "documents" / "seed-000-context-cutter.json"), "-o", ""),
+    ("review", str(ROOT / "fixtures" / "documents"), "-o", ""),
 ])
 def test_an_empty_path_is_refused(tmp_path: Path, args: tuple[str, ...]) -> None:
     r = run_cli(*args, cwd=tmp_path)
