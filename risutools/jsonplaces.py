@@ -12,7 +12,7 @@ import io
 import math
 import re
 import sys
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -253,6 +253,21 @@ def int_digits_limit() -> int:
     """The most decimal digits an integer read from YAML may have, in any of its forms
     (decimal, hexadecimal, octal, binary, sexagesimal): Python's bound, else its default."""
     return int_digits_bound() or DEFAULT_INT_DIGITS
+
+
+def bounded_int(text: str) -> int:
+    """``int`` of a JSON integer token, refused past :data:`DEFAULT_INT_DIGITS` digits with
+    the words Python 3.11+ refuses one with (:func:`int_too_long` knows them): where Python
+    bounds no integer (3.10), ``json`` would read any length, in time quadratic in it."""
+    if len(text.lstrip("-")) > DEFAULT_INT_DIGITS:
+        raise ValueError(f"Exceeds the limit ({DEFAULT_INT_DIGITS} digits) for integer "
+                         "string conversion")
+    return int(text)
+
+
+#: ``parse_int`` for every ``json`` reading of untrusted text: :func:`bounded_int` where
+#: Python bounds no integer's digits (3.10), else None (Python's own ``int``, as bounded)
+PARSE_INT: Callable[[str], int] | None = None if int_digits_bound() else bounded_int
 
 
 def int_too_long_words() -> str:

@@ -29,7 +29,7 @@ from risutools.canonical import (
 )
 from risutools.errors import Code, DocumentError
 from risutools.jsonlines import unpaired_surrogate
-from risutools.jsonplaces import scan
+from risutools.jsonplaces import PARSE_INT, scan
 from risutools.jsontypes import finite_float
 from risutools.yamlsafe import (
     CONTAINER_COST,
@@ -153,7 +153,7 @@ def _nonfinite(token: str) -> Any:
 
 
 _DECODER = json.JSONDecoder(object_pairs_hook=_pairs, parse_constant=_nonfinite,
-                            parse_float=finite_float)
+                            parse_float=finite_float, parse_int=PARSE_INT)
 
 def fast_json(data: bytes) -> tuple[Any, bytes] | None:
     """(value, canonical bytes) of UTF-8 JSON ``data`` parsed by orjson, or None when the

@@ -139,3 +139,29 @@ def test_js_number_text(x: float, text: str) -> None:
     from risutools.jsontypes import js_number_text
 
     assert js_number_text(x) == text
+
+
+# ---- Python 3.10 reads any integer's digits: every json reading bounds them ----------------
+
+def test_bounded_int_refuses_past_the_default_bound_with_the_known_words() -> None:
+    import json
+
+    from risutools.jsonplaces import DEFAULT_INT_DIGITS, bounded_int, int_too_long
+
+    assert json.loads("[-123, 4]", parse_int=bounded_int) == [-123, 4]
+    assert bounded_int("9" * DEFAULT_INT_DIGITS) == int("9" * DEFAULT_INT_DIGITS)
+    with pytest.raises(ValueError) as info:
+        json.loads('{"n": ' + "9" * (DEFAULT_INT_DIGITS + 1) + "}", parse_int=bounded_int)
+    assert int_too_long(info.value) is not None
+
+
+def test_a_reader_refuses_a_long_integer_where_python_has_no_bound(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import risutools.formats.jsonsafe as jsonsafe
+    from risutools.errors import FormatError
+    from risutools.jsonplaces import bounded_int
+
+    monkeypatch.setattr(jsonsafe, "PARSE_INT", bounded_int)  # (as on Python 3.10)
+    with pytest.raises(FormatError) as info:
+        jsonsafe.loads_object(('{"n": ' + "7" * 5000 + "}").encode(), where="module.json")
+    assert "more than" in str(info.value) and "digits" in str(info.value)

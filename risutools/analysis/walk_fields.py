@@ -28,6 +28,7 @@ from dataclasses import replace
 from risutools.analysis.luaurls import url_host
 from risutools.analysis.seen import Seen
 from risutools.formats.model import Module
+from risutools.jsonplaces import PARSE_INT
 from risutools.printable import display, quoted
 
 #: RisuAI's built-in MCP servers (mcp/mcp.ts): address -> what it gives access to
@@ -109,7 +110,7 @@ def _command(spec: str) -> str:
     quote them), escaped by :func:`~risutools.printable.display` and cut at COMMAND_SHOWN;
     the raw spec, quoted, when it is not such JSON."""
     try:
-        obj = json.loads(spec[:MAX_STDIO]) if len(spec) <= MAX_STDIO else None
+        obj = json.loads(spec[:MAX_STDIO], parse_int=PARSE_INT) if len(spec) <= MAX_STDIO else None
     except (ValueError, RecursionError):
         obj = None
     if not isinstance(obj, dict) or not isinstance(obj.get("command"), str):

@@ -17,6 +17,7 @@ from risutools.catalog.render import review_status
 from risutools.errors import RisuError, WriteConflict
 from risutools.fsio import atomic_write, display_path
 from risutools.jsonlines import same_json
+from risutools.jsonplaces import PARSE_INT
 from risutools.replay.component import BOM
 from risutools.safeio import FileRefused, read_regular
 from risutools.targets import os_error_line
@@ -254,7 +255,7 @@ def _id_in_bytes(line: bytes) -> str | None:
     if not rest.startswith(b'"') or end < 0:
         return None
     try:
-        value = json.loads(rest[: end + 1])
+        value = json.loads(rest[: end + 1], parse_int=PARSE_INT)
     except ValueError:
         return None
     return value if isinstance(value, str) and value else None

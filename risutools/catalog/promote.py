@@ -53,6 +53,7 @@ from risutools.contract.transitions import CatalogLog, read_log, unwritten
 from risutools.contract.validate import Verification
 from risutools.errors import Code, UsageError, WriteConflict
 from risutools.findings import Finding
+from risutools.jsonplaces import PARSE_INT
 from risutools.safeio import FileRefused, read_inside
 from risutools.settings import lifecycle
 
@@ -330,7 +331,7 @@ def _new_lines_for(data: bytes | None, cid: str, since: int) -> str:
     for raw in tail.split(b"\n"):
         if needle in raw or b"\\u" in raw:  # (an escape may spell the id)
             try:
-                rec = json.loads(raw)
+                rec = json.loads(raw, parse_int=PARSE_INT)
             except (ValueError, RecursionError):  # (json reads nesting by recursion)
                 n += 1  # a broken line that may name it: not what was read
                 continue

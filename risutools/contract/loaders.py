@@ -35,6 +35,7 @@ from risutools.contract.shown import as_path, display_path, given_path
 from risutools.errors import Code
 from risutools.findings import Finding
 from risutools.jsonlines import PointerLines
+from risutools.jsonplaces import PARSE_INT
 from risutools.jsontypes import json_type_name
 from risutools.safeio import FileRefused, open_regular, read_regular
 from risutools.values import (
@@ -640,7 +641,7 @@ def _sniff(text: str) -> str:
     body = [ln for ln in stripped.splitlines() if ln.strip()]
     if len(body) > 1 and all(ln.lstrip().startswith("{") for ln in body):
         try:
-            json.loads(stripped)
+            json.loads(stripped, parse_int=PARSE_INT)
         except (ValueError, RecursionError):  # (deep nesting: json's recursion refuses it)
             return "ndjson"
     return "json"

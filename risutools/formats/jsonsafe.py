@@ -26,7 +26,7 @@ from typing import Any
 
 from risutools.errors import Code, FormatError
 from risutools.formats.jsonscan import BYTE_COST, ITEM_COST, MAX_PARSE_COST, precheck
-from risutools.jsonplaces import int_too_long, scan
+from risutools.jsonplaces import PARSE_INT, int_too_long, scan
 from risutools.jsontypes import finite_float, json_type_name, nests_deeper
 
 #: deepest nesting of arrays/objects accepted (RisuAI files are < 20 deep)
@@ -143,7 +143,8 @@ def loads_object(raw: bytes, *, where: str, what: str = "JSON") -> dict[str, Any
         if at is not None:
             raise _too_deep(what, at, where)
     try:
-        value = json.loads(text, parse_constant=_no_constants, parse_float=finite_float)
+        value = json.loads(text, parse_constant=_no_constants, parse_float=finite_float,
+                           parse_int=PARSE_INT)
     except json.JSONDecodeError as exc:
         at = max_depth_exceeded(text)
         if at is not None:

@@ -25,6 +25,7 @@ from typing import Any
 from risutools.errors import Code, DocumentError
 from risutools.fsio import atomic_write
 from risutools.jsonlines import detect_indent, patch_values
+from risutools.jsonplaces import PARSE_INT
 from risutools.safeio import read_or_raise
 from risutools.settings.catalog import REPLAY_REPORT
 from risutools.targets import os_error_line
@@ -137,7 +138,7 @@ def dump_component(cf: ComponentFile, doc: dict[str, Any]) -> bytes:
     bom = cf.raw.startswith(BOM)
     try:
         was = cf.raw[len(BOM):].decode("utf-8") if bom else cf.raw.decode("utf-8")
-        patched = patch_values(was, json.loads(was), doc)
+        patched = patch_values(was, json.loads(was, parse_int=PARSE_INT), doc)
     except (UnicodeDecodeError, ValueError, RecursionError):
         patched = None
     if patched is not None:
