@@ -169,3 +169,15 @@ def test_folded_constants_are_read_alike_with_and_without_skipping(code: str) ->
     fast, slow = scan_lua(code, keep), scan_lua(code, keep, skip=False)
     assert fast.constants == slow.constants
     assert [(c.name, c.line) for c in fast.calls] == [(c.name, c.line) for c in slow.calls]
+
+
+# ---- $$ in a regex replacement is a $ written as itself ------------------------------------
+
+def test_a_doubled_dollar_is_no_replacement() -> None:
+    def regex_out(out: str) -> Analysis:
+        return analyze(Module({"name": "R", "id": "r", "regex": [
+            {"comment": "r", "in": "(.+)", "out": out, "type": "editdisplay", "flag": "g"}]}))
+
+    assert "RA305" not in rules(regex_out('<img src="https://h.example/p.png?price=$$1">'))
+    assert "RA305" in rules(regex_out('<img src="https://h.example/p.png?q=$$$1">'))
+    assert "RA305" in rules(regex_out('<img src="https://h.example/p.png?q=$1">'))

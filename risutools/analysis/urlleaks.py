@@ -66,8 +66,9 @@ _IGNORED_IN_HOST = dict.fromkeys(
     [0xAD, 0x34F, 0x180B, 0x180C, 0x180D, 0x200B, 0x2060, 0xFEFF, *range(0xFE00, 0xFE10)])
 #: full stops a host's mapping reads as ``.`` (after NFKC)
 _DOTS = {0x3002: ".", 0xFF0E: ".", 0xFF61: "."}
-#: a regex replacement in a regex script's output (JavaScript's ``String.replace``)
-_GROUP = r"\$(?:[0-9]{1,2}|&|<[^>]*>|`|')"
+#: a regex replacement in a regex script's output (JavaScript's ``String.replace``; ``$$``
+#: is a ``$`` written as itself, so a ``$`` after an odd run of them starts none)
+_GROUP = r"(?<!\$)(?:\$\$)*\$(?:[0-9]{1,2}|&|<[^>]*>|`|')"
 #: CBS tags that carry no chat data: line breaks, nothing, chance, the clock
 NO_DATA = frozenset({"br", "newline", "blank", "none", "random", "randint", "dice", "roll",
                      "time", "date", "isotime", "isodate", "unixtime"})
