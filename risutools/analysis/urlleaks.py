@@ -90,12 +90,11 @@ _HOST_OK = r"[a-z0-9_][a-z0-9_.\-]{0,252}|\[[0-9a-f:.]{2,45}\]"
 def _rx() -> tuple[re.Pattern[str], ...]:
     """The patterns above, compiled when first needed (not at every command's start-up):
     remote, group, CBS name, path, host, stops, authority, scheme, authority end,
-    slashes, a run of percent escapes, hexadecimal digits."""
+    slashes, hexadecimal digits (a run of percent escapes: :func:`_percent_run`'s own)."""
     return (re.compile(_REMOTE, re.IGNORECASE), re.compile(_GROUP), re.compile(_CBS_NAME),
             re.compile(_PATH), re.compile(_HOST_OK), re.compile(_STOPS),
             re.compile(AUTHORITY, re.IGNORECASE), re.compile(_SCHEME),
-            re.compile(_AUTHORITY_END), re.compile(r"[/\\]*"),
-            re.compile(r"(?:%[0-9A-Fa-f]{2})+"), re.compile(r"[0-9A-Fa-f]+"))
+            re.compile(_AUTHORITY_END), re.compile(r"[/\\]*"), re.compile(r"[0-9A-Fa-f]+"))
 
 
 def _no_tab_nl(text: str) -> str:
@@ -235,7 +234,7 @@ def _ipv4_part(part: str) -> int | None:
         digits = part[2:]
         if not digits:
             return 0
-        return int(digits, 16) if _rx()[11].fullmatch(digits) else None
+        return int(digits, 16) if _rx()[10].fullmatch(digits) else None
     if not part.isdigit():
         return None
     if len(part) > 1 and part[0] == "0":

@@ -184,7 +184,7 @@ def gate_neighbours(cat: Catalog, entry: Entry, log: CatalogLog | None = None, *
     problems = list(cat.load_problems)
     have = {e.component_id for e in seen}
     lost = sorted(live.keys() - have)
-    if lost:  # (their documents may hold no word the sieve looked for: read them by id)
+    if lost:  # (not read with the neighbours, when the catalog's aside stood for them)
         ids = id_needles(lost)
         more = cat.entries() if ids is None else cat.entries_where(ids.may_hold)
         problems += cat.load_problems
