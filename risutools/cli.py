@@ -25,7 +25,7 @@ from typing import Any
 
 import typer
 
-from risutools import __version__, lastwords
+from risutools import __version__, lastwords, stdstreams
 from risutools.collector import cycles_paused
 from risutools.errors import RisuError, UsageError, WriteConflict, bounded
 from risutools.pathnames import safe_line
@@ -741,6 +741,7 @@ def main() -> None:
     """Console entry point: maps errors to one line and exit code 2."""
     usage_error = _click_class("UsageError")
     click_error = _click_class("ClickException")
+    stdstreams.occupy_closed()  # (before anything is opened: no file takes 0, 1 or 2)
     _utf8_streams()
     lastwords.install()
     try:
@@ -775,7 +776,8 @@ def main() -> None:
         if named is not None:  # (a path's name the system refuses: a one-line refusal)
             _fail(named)
             sys.exit(2)
-        if isinstance(exc, OSError) and exc.filename is None and exc.errno in _OUTPUT_FULL:
+        if isinstance(exc, OSError) and exc.filename is None and (
+                exc.errno in _OUTPUT_FULL or isinstance(exc, stdstreams.StreamClosed)):
             _fail(stdout_unwritable(exc))  # (the help, a table the terminal library wrote)
             sys.exit(2)
         if os.environ.get("RISUTOOLS_DEBUG"):

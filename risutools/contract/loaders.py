@@ -553,16 +553,22 @@ def load_stdin(stream: BinaryIO, *, hashed: bool = True) -> LoadOutcome:
 
 
 def iter_stdin(stream: BinaryIO, *, hashed: bool = True) -> Iterator[LoadOutcome]:
-    """:func:`load_stdin` in parts: a long NDJSON input a batch of lines at a time."""
-    head = stream.read(MAX_DOCUMENT_BYTES + 1)
-    if len(head) <= MAX_DOCUMENT_BYTES:
-        yield load_bytes(head, STDIN_NAME, fmt=None, hashed=hashed)
-        return
-    first = head.lstrip()[:1]
-    if first == b"{" and b"\n" in head:
-        yield from iter_ndjson(cast(BinaryIO, _Prefixed(head, stream)), STDIN_NAME,
-                               hashed=hashed)
-        yield LoadOutcome(files=[STDIN_NAME])
+    """:func:`load_stdin` in parts: a long NDJSON input a batch of lines at a time; a read
+    error (standard input closed when the program started, a device's) is one line, as a
+    file's is, after the documents read before it."""
+    try:
+        head = stream.read(MAX_DOCUMENT_BYTES + 1)
+        if len(head) <= MAX_DOCUMENT_BYTES:
+            yield load_bytes(head, STDIN_NAME, fmt=None, hashed=hashed)
+            return
+        first = head.lstrip()[:1]
+        if first == b"{" and b"\n" in head:
+            yield from iter_ndjson(cast(BinaryIO, _Prefixed(head, stream)), STDIN_NAME,
+                                   hashed=hashed)
+            yield LoadOutcome(files=[STDIN_NAME])
+            return
+    except OSError as exc:
+        yield LoadOutcome(problems=[mc001(STDIN_NAME, f"cannot read: {exc.strerror or exc}")])
         return
     yield LoadOutcome(files=[STDIN_NAME], problems=[mc000(
         STDIN_NAME, f"standard input is more than the {MAX_DOCUMENT_BYTES}-byte bound for one "
