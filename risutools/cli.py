@@ -253,7 +253,8 @@ def validate(
     output: str | None = opt.output(),
     skip_non_documents: bool = typer.Option(
         False, "--skip-non-documents",
-        help="Skip named JSON/YAML files without `contract`/`component_id` (as in folders); "
+        help="Skip named files a folder walk passes over (README.md, approvals/, facts/, "
+        "transitions.ndjson ...) and JSON/YAML files without `contract`/`component_id`; "
         "for hooks.",
     ),
     fix: bool = typer.Option(

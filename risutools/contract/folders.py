@@ -22,6 +22,30 @@ SKIP_DIRS = frozenset({"approvals", "facts", "notes", REPLAYS_DIR, "node_modules
 SKIP_FILES = frozenset({LOG_NAME, "pyproject.toml"})
 
 
+def passed_over(name: str) -> bool:
+    """Whether a folder walk passes over the file ``name`` by its name alone: a hidden
+    file, one of the catalog's own (:data:`SKIP_FILES`), or a name no document has."""
+    return name.startswith(".") or name in SKIP_FILES or not name.lower().endswith(DOC_EXTS)
+
+
+def named_passed_over(path: str | Path) -> bool:
+    """Whether a folder walk would pass over the file ``path`` named on the command line
+    (``validate --skip-non-documents``, for hooks and ``git diff --name-only``): by its name
+    (:func:`passed_over`), or by a folder it is in, hidden or one of :data:`SKIP_DIRS`
+    (``approvals/``, ``facts/`` ...).  The folders are those of the path as named, below
+    the working directory for an absolute path inside it (none for one outside it)."""
+    p = Path(path)
+    if passed_over(p.name):
+        return True
+    if p.is_absolute():
+        try:
+            p = p.relative_to(Path.cwd())
+        except (OSError, ValueError):  # (outside it, or no working directory)
+            return False
+    return any(part in SKIP_DIRS or (part.startswith(".") and part != "..")
+               for part in p.parts[:-1])
+
+
 def document_files(root: Path, exclude: tuple[str, ...], errors: list[OSError],
                    outside: list[tuple[Path, FileRefused]]) -> Iterator[Path]:
     """The document files below ``root`` (``os.walk``'s, top-down): a link to a folder is
@@ -46,8 +70,7 @@ def document_files(root: Path, exclude: tuple[str, ...], errors: list[OSError],
                 if not name.startswith(".") and name not in SKIP_DIRS and not _is_link(entry):
                     below.append(os.path.join(top, name))
                 continue
-            if (name.startswith(".") or name in SKIP_FILES
-                    or not name.lower().endswith(DOC_EXTS)):
+            if passed_over(name):
                 continue
             f = folder / name
             if exclude and excluded(exclude, f.relative_to(root).as_posix(), name):

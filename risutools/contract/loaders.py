@@ -29,7 +29,13 @@ from typing import Any, BinaryIO, cast
 
 from risutools.canonical import sha256_prefixed
 from risutools.contract.checks_load import mc000, mc001
-from risutools.contract.folders import JSON_EXTS, NDJSON_EXTS, YAML_EXTS, document_files
+from risutools.contract.folders import (
+    JSON_EXTS,
+    NDJSON_EXTS,
+    YAML_EXTS,
+    document_files,
+    named_passed_over,
+)
 from risutools.contract.rules import ACTIVE_CODE_SECTIONS, known_prose
 from risutools.contract.shown import as_path, display_path, given_path
 from risutools.errors import Code
@@ -208,7 +214,10 @@ def _path_files(p: str | Path, exclude: Iterable[str], skip_non_documents: bool
                 ) -> Iterator[LoadOutcome | tuple[str | Path, bool, os.stat_result | None]]:
     """What a path named on the command line holds, in order: a folder's listing (a part)
     and each of its document files, or the file itself; each file with whether it is read
-    as a folder's file and its status when it was just taken (for :func:`load_file`)."""
+    as a folder's file and its status when it was just taken (for :func:`load_file`).
+    With ``skip_non_documents``, a file a folder walk passes over (:func:`named_passed_over`:
+    ``README.md``, ``approvals/x.yaml``, ``transitions.ndjson``) is a part that names it
+    skipped, unread."""
     try:
         seen: os.stat_result | None = os.stat(p)
     except (OSError, ValueError):
@@ -218,6 +227,10 @@ def _path_files(p: str | Path, exclude: Iterable[str], skip_non_documents: bool
         yield listing
         for f in found:
             yield f, True, None
+        return
+    if seen is not None and skip_non_documents and named_passed_over(p):
+        name = display_path(p)
+        yield LoadOutcome(files=[name], skipped=[name])
         return
     yield p, skip_non_documents, seen
 
@@ -406,9 +419,9 @@ def document_batches(paths: Sequence[str | os.PathLike[str]], *, exclude: Iterab
             yield from load_batches([iter_documents(path, hashed=hashed)])
             continue
         for got in _path_files(given_path(path), exclude, skip_non_documents):
-            if isinstance(got, LoadOutcome):  # (a folder's listing)
+            if isinstance(got, LoadOutcome):  # (a folder's listing, or a file skipped)
                 batch.take(got)
-                if folders is not None:
+                if folders is not None and not got.skipped:
                     folders.append(os.fspath(path))
             else:
                 yield from batch.whole_or_read(*got)

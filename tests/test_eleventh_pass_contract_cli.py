@@ -1,0 +1,117 @@
+"""An eleventh pass over the contract, its configuration and the command line as a newcomer
+uses them (stop 65): each test reproduces a defect and fails before its fix.
+
+- ``validate --skip-non-documents`` ("named non-documents skipped", for hooks and
+  ``$(git diff --name-only)``) read every named file as a document: ``README.md`` or a
+  ``Makefile`` was MC000 (not valid YAML), an image MC000 (not UTF-8), and the catalog's
+  own records -- ``approvals/*.yaml``, ``facts/*.json``, ``transitions.ndjson`` -- hold a
+  ``component_id``, so each was checked as a component document and failed MC100 (and
+  MC104 against the real document).  The shipped pre-commit hooks excluded approvals but
+  not ``facts/``, which ``ingest`` rewrites.  A named file a folder walk passes over (by
+  its name, or by a hidden or catalog folder of its path) is now skipped unread, by
+  ``validate`` and ``verify`` alike.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from harness import SEED, run_cli
+
+from risutools.contract.folders import named_passed_over
+
+# ---- --skip-non-documents skips what a folder walk passes over ---------------------------
+
+
+def _catalog(root: Path) -> list[str]:
+    """A catalog holding one document and, around it, files a folder walk never reads;
+    returns those files' names, relative to ``root``."""
+    doc = json.loads(SEED.read_text(encoding="utf-8"))
+    (root / "doc.json").write_text(json.dumps(doc), encoding="utf-8")
+    cid = doc["component_id"]
+    others = {
+        # the catalog's own records: each names the component
+        f"approvals/{cid}--approve--0123456789ab.yaml":
+            f"component_id: {cid}\naction: approve\nreviewer: kim\n",
+        f"facts/{cid}.json": json.dumps({"component_id": cid, "facts": {"hooks": []}}),
+        f"replays/{cid}--edit.json": json.dumps({"component_id": cid, "summary": {}}),
+        "notes/extra.yaml": f"component_id: {cid}\nnote: read twice\n",
+        # (a log of its own folder: the catalog's, at its root, is read as the log)
+        "archive/transitions.ndjson":
+            json.dumps({"component_id": cid, "to_status": "approved"}) + "\n",
+        # files no folder walk reads by their name
+        "README.md": "# Catalog\n\nkey: value: another\n",
+        "Makefile": "all:\n\tcheck: x: y\n",
+        "icon.png": "",
+        "pyproject.toml": "[tool.risutools]\n",
+        ".editorconfig": "root = true\n",
+        # a hidden folder's file (a folder walk never enters it), not JSON as JSON is
+        ".vscode/settings.json": '{\n  // a comment\n  "a": 1\n}\n',
+    }
+    for name, text in others.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text, encoding="utf-8")
+    (root / "icon.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00")
+    return sorted(others)
+
+
+@pytest.mark.parametrize("command", ["validate", "verify"])
+def test_skip_non_documents_skips_what_a_folder_walk_passes_over(tmp_path: Path,
+                                                                 command: str) -> None:
+    others = _catalog(tmp_path)
+    p = run_cli(command, "--skip-non-documents", *others, "doc.json", cwd=tmp_path)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "0 errors" in p.stdout and "1 document," in p.stdout
+    assert f"({len(others)} non-document file(s) skipped)" in p.stdout
+    # the same folder walked: the one document, the same verdict
+    walked = run_cli(command, ".", cwd=tmp_path)
+    assert walked.returncode == 0 and "1 document, 1 file" in walked.stdout
+
+
+def test_each_passed_over_file_alone_is_a_clean_empty_run(tmp_path: Path) -> None:
+    for name in _catalog(tmp_path):
+        p = run_cli("validate", "--skip-non-documents", name, cwd=tmp_path)
+        assert p.returncode == 0, (name, p.stdout, p.stderr)
+        assert "0 documents, 1 file (1 non-document file(s) skipped)" in p.stdout, name
+
+
+def test_absolute_paths_below_the_working_folder_are_read_alike(tmp_path: Path) -> None:
+    others = _catalog(tmp_path)
+    p = run_cli("validate", "--skip-non-documents", *(str(tmp_path / n) for n in others),
+                str(tmp_path / "doc.json"), cwd=tmp_path)
+    assert p.returncode == 0 and f"({len(others)} non-document" in p.stdout, p.stdout
+
+
+def test_without_the_flag_named_files_are_still_read(tmp_path: Path) -> None:
+    _catalog(tmp_path)
+    for name in ("README.md", "archive/transitions.ndjson", "facts/" +
+                 json.loads(SEED.read_text(encoding="utf-8"))["component_id"] + ".json"):
+        p = run_cli("validate", name, cwd=tmp_path)
+        assert p.returncode == 1, name
+
+
+def test_a_document_a_walk_reads_is_still_checked_and_a_missing_file_refused(
+        tmp_path: Path) -> None:
+    _catalog(tmp_path)
+    (tmp_path / "components").mkdir()
+    (tmp_path / "components" / "bad.json").write_text('{"contract": "matrix-component-v1"}')
+    p = run_cli("validate", "--skip-non-documents", "README.md", "components/bad.json",
+                cwd=tmp_path)
+    assert p.returncode == 1 and "MC100" in p.stdout
+    p = run_cli("validate", "--skip-non-documents", "gone.md", cwd=tmp_path)
+    assert p.returncode == 2 and "not-found" in p.stderr
+
+
+@pytest.mark.parametrize(("name", "passed"), [
+    ("README.md", True), ("a/b/Makefile", True), (".hidden.json", True),
+    ("transitions.ndjson", True), ("sub/pyproject.toml", True),
+    ("approvals/x.yaml", True), ("cat/facts/x.json", True), ("notes/x.yaml", True),
+    ("replays/r.json", True), (".github/workflows/ci.yml", True),
+    ("node_modules/p/package.json", True),
+    ("doc.json", False), ("cat/sub/doc.yaml", False), ("components.ndjson", False),
+    ("../cat/doc.json", False), ("DOC.JSON", False), ("factsheet/doc.json", False),
+])
+def test_named_passed_over(name: str, passed: bool) -> None:
+    assert named_passed_over(name) is passed
