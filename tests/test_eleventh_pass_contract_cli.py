@@ -115,3 +115,52 @@ def test_a_document_a_walk_reads_is_still_checked_and_a_missing_file_refused(
 ])
 def test_named_passed_over(name: str, passed: bool) -> None:
     assert named_passed_over(name) is passed
+
+
+# ---- rules: two keys that read as the same id ---------------------------------------------
+
+def _capability_document(root: Path) -> Path:
+    """A seed-like document with one capability name outside the vocabulary (MC401, a
+    warning by default)."""
+    doc = json.loads(SEED.read_text(encoding="utf-8"))
+    doc["capabilities"]["requires"].append("made.up_name")
+    path = root / "doc.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    ("MC401", "mc401"), ("mc401", "MC401"), ("MC401", '" MC401"'), ("MC4", "mc4"),
+    ("RA1", "ra1"),
+])
+@pytest.mark.parametrize(("one", "other"), [("error", '"off"'), ('"off"', "error"),
+                                             ("warning", "warning")])
+def test_rule_keys_that_read_alike_are_refused(tmp_path: Path, first: str, second: str,
+                                               one: str, other: str) -> None:
+    doc = _capability_document(tmp_path)
+    (tmp_path / ".risutools.yaml").write_text(
+        f"rules:\n  {first}: {one}\n  {second}: {other}\n", encoding="utf-8")
+    p = run_cli("validate", doc, cwd=tmp_path)
+    assert p.returncode == 2 and p.stdout == "", p.stdout
+    line = p.stderr.strip()
+    assert "\n" not in line and "rules: config-bad-value:" in line
+    assert "names the same checks as" in line
+
+
+def test_rule_keys_that_read_alike_are_refused_in_pyproject(tmp_path: Path) -> None:
+    doc = _capability_document(tmp_path)
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.risutools.rules]\nMC401 = "error"\n"MC401 " = "off"\n', encoding="utf-8")
+    p = run_cli("validate", doc, cwd=tmp_path)
+    assert p.returncode == 2 and "names the same checks as 'MC401'" in p.stderr
+
+
+def test_one_key_in_any_case_still_grades(tmp_path: Path) -> None:
+    doc = _capability_document(tmp_path)
+    assert "1 warning," in run_cli("validate", doc, cwd=tmp_path).stdout
+    for key, level, want in (("mc401", "error", 1), (" MC401", '"off"', 0),
+                             ("MC4", "error", 1), ("MC401", "error", 1)):
+        (tmp_path / ".risutools.yaml").write_text(f'rules:\n  "{key}": {level}\n',
+                                                  encoding="utf-8")
+        p = run_cli("validate", doc, cwd=tmp_path)
+        assert p.returncode == want, (key, p.stdout, p.stderr)

@@ -327,6 +327,11 @@ def _severities(raw_rules: Any, where: str) -> dict[str, str]:
                               "as a boolean, not a severity; write error or warning",
                               where="rules", path=where)
         key = str(rule).strip().upper()
+        if key in levels:  # (the file's parser refuses `MC401` twice; not `mc401`, `MC401 `)
+            first = next(k for k in raw_rules if str(k).strip().upper() == key)
+            raise ConfigError(Code.CONFIG_BAD_VALUE, f"rule {rule!r} names the same checks as "
+                              f"{first!r} (ids are read in capitals, without spaces); keep "
+                              "one of them", where="rules", path=where)
         hit = [(cid, scope) for cid, scope in checks.items() if matches(cid, key)]
         if not hit:
             raise ConfigError(Code.UNKNOWN_RULE, f"unknown rule {rule!r} (no check id starts "
