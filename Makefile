@@ -42,18 +42,18 @@ demo: demo-check $(RUNTIME_STAMP)
 	$(BIN)/risutools validate $(DEMO)
 	$(BIN)/risutools verify $(DEMO) --sources fixtures/sources
 	@echo "--- review, then promotion of the context cutter (docs/catalog.md)"
-	printf 'sources: ../../fixtures/sources\ncatalog:\n  allowed_signers: .allowed_signers\n  require_signatures: true\n' > $(DEMO)/.risutools.yaml
+	printf 'catalog:\n  allowed_signers: .allowed_signers\n  require_signatures: true\n' > $(DEMO)/.risutools.yaml
 	rm -f build/demo-key build/demo-key.pub && ssh-keygen -q -t ed25519 -N '' -C demo -f build/demo-key
 	echo "demo $$(cut -d' ' -f1,2 build/demo-key.pub)" > $(DEMO)/.allowed_signers
-	$(BIN)/risutools review $(DEMO) -q
-	$(BIN)/risutools promote $(DEMO_CUTTER) --catalog $(DEMO) --to pending_human_review; test $$? -eq 1
+	$(BIN)/risutools review $(DEMO) --sources fixtures/sources -q
+	$(BIN)/risutools promote $(DEMO_CUTTER) --catalog $(DEMO) --sources fixtures/sources --to pending_human_review; test $$? -eq 1
 	$(BIN)/risutools approve $(DEMO_CUTTER) --catalog $(DEMO) --action request_review --reviewer demo --sign build/demo-key
-	$(BIN)/risutools promote $(DEMO_CUTTER) --catalog $(DEMO) --to pending_human_review
+	$(BIN)/risutools promote $(DEMO_CUTTER) --catalog $(DEMO) --sources fixtures/sources --to pending_human_review
 	@echo "--- evidence while pending (a logged line), a packet-bound signed approval, a signed activation"
 	$(BIN)/risutools replay run $(DEMO)/$(DEMO_CUTTER).json --fixture fixtures/replay/anchor-edit.yaml --update
 	rm -rf build/demo-packets && $(BIN)/risutools packet $(DEMO_CUTTER) --catalog $(DEMO) --lane light -o build/demo-packets
 	$(BIN)/risutools approve $(DEMO_CUTTER) --catalog $(DEMO) --action approve --reviewer demo --sign build/demo-key --packet build/demo-packets/$(DEMO_CUTTER)--light--*.json
-	$(BIN)/risutools promote $(DEMO_CUTTER) --catalog $(DEMO) --to approved
+	$(BIN)/risutools promote $(DEMO_CUTTER) --catalog $(DEMO) --sources fixtures/sources --to approved
 	$(BIN)/risutools approve $(DEMO_CUTTER) --catalog $(DEMO) --action activate --reviewer demo --sign build/demo-key
 	$(BIN)/risutools activate $(DEMO_CUTTER) --catalog $(DEMO)
 	$(BIN)/risutools validate $(DEMO) --allowed-signers $(DEMO)/.allowed_signers
@@ -62,8 +62,8 @@ demo: demo-check $(RUNTIME_STAMP)
 	sed -i 's/"review_status": "approved"/"review_status": "promoted"/' build/demo-forged/$(DEMO_CUTTER).json
 	$(BIN)/risutools validate build/demo-forged --allowed-signers $(DEMO)/.allowed_signers -f concise; test $$? -eq 1
 	$(BIN)/risutools verify $(DEMO) --sources fixtures/sources
-	$(BIN)/risutools review $(DEMO) -q -f html -o build/demo-review.html
-	$(BIN)/risutools review $(DEMO) -q
+	$(BIN)/risutools review $(DEMO) --sources fixtures/sources -q -f html -o build/demo-review.html
+	$(BIN)/risutools review $(DEMO) --sources fixtures/sources -q
 	@echo
 	@echo "demo catalog: $(DEMO)  (replay report: $(DEMO)/replays/*.html; review page: build/demo-review.html)"
 	@echo "expected: 12 documents, 0 errors, 3 warnings: the 9 of fixtures/sources complete (fixtures/notes"

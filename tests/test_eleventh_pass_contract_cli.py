@@ -10,17 +10,27 @@ uses them (stop 65): each test reproduces a defect and fails before its fix.
   not ``facts/``, which ``ingest`` rewrites.  A named file a folder walk passes over (by
   its name, or by a hidden or catalog folder of its path) is now skipped unread, by
   ``validate`` and ``verify`` alike.
+- ``rules:`` keys are read in capitals without their spaces, so ``MC401: error`` and
+  ``mc401: "off"`` (or ``"MC401 "``) passed the parser's duplicate-key refusal and the
+  later silently won; now ``config-bad-value`` naming both.
+- ``make demo`` failed outside a git clone: its configuration's ``sources:`` led out of
+  the catalog, which only a ``.git`` above it made part of the repository.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import re
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
-from harness import SEED, run_cli
+from harness import ROOT, SEED, run_cli
 
 from risutools.contract.folders import named_passed_over
+from risutools.settings.config import load_settings_file
 
 # ---- --skip-non-documents skips what a folder walk passes over ---------------------------
 
@@ -164,3 +174,34 @@ def test_one_key_in_any_case_still_grades(tmp_path: Path) -> None:
                                                   encoding="utf-8")
         p = run_cli("validate", doc, cwd=tmp_path)
         assert p.returncode == want, (key, p.stdout, p.stderr)
+
+
+# ---- make demo outside a git clone --------------------------------------------------------
+
+MAKE = shutil.which("make")
+
+
+@pytest.mark.skipif(MAKE is None, reason="make is not installed")
+def test_the_demo_configuration_loads_without_a_git_clone(tmp_path: Path) -> None:
+    """``make demo`` wrote ``sources: ../../fixtures/sources`` into the demo catalog's
+    configuration: inside the repository only where a ``.git`` marks it, so from a copy
+    without one (a tarball, an sdist, "Download ZIP") the first ``review`` stopped the demo
+    with ``config-sources-outside``.  The demo names the store on the command line instead
+    (``--sources``, which a configuration cannot override), wherever it runs."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES")}
+    lines = subprocess.run([str(MAKE), "--no-print-directory", "-n", "demo"], cwd=ROOT,
+                           env=env, capture_output=True, text=True, timeout=60,
+                           check=True).stdout.splitlines()
+    written = [ln for ln in lines if "> build/demo-catalog/.risutools.yaml" in ln]
+    assert len(written) == 1
+    # the copy: the catalog where the demo makes it, the store beside it, no .git above
+    assert not any((d / ".git").exists() for d in (tmp_path, *tmp_path.parents))
+    (tmp_path / "fixtures" / "sources").mkdir(parents=True)
+    (tmp_path / "build" / "demo-catalog").mkdir(parents=True)
+    subprocess.run(["sh", "-c", written[0]], cwd=tmp_path, check=True)
+    load_settings_file(tmp_path / "build" / "demo-catalog" / ".risutools.yaml")  # no refusal
+    # and every command that reads the store after it is told where it is
+    for ln in lines[lines.index(written[0]):]:
+        if re.search(r"risutools (review|promote|verify) ", ln):
+            assert "--sources fixtures/sources" in ln, ln
