@@ -53,7 +53,7 @@ _STRONG: tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...] = (
         r"\{\{\s*(?:#if|#when|#each|/if|/when|/each|:else|"
         r"(?:set|get|add)(?:global)?var\s*::|button\s*::|[a-z_]+::)")),
     ("HTML script", ("<", ":"), re.compile(
-        r"<\s*script\b|\bjavascript:|<[a-zA-Z][^<>\n]{0,200}\son[a-z]+\s*=", re.IGNORECASE)),
+        r"<\s*script\b|\bjavascript:|<[a-zA-Z][^<>]{0,200}[\s/\"']on[a-z]+\s*=", re.IGNORECASE)),
     ("a regex group `(?:`/`(?=`/`(?<`", ("(?",), re.compile(
         r"\(\?(?:[:=!]|<[=!]|<[A-Za-z])")),
     ("a regex character class `[^...]`", ("[^",), re.compile(r"\[\^[^\]\n]{1,100}\]")),

@@ -29,6 +29,7 @@ from pathlib import Path
 import pytest
 from harness import ROOT, SEED, run_cli
 
+from risutools.contract.activecode import find_active_code
 from risutools.contract.folders import named_passed_over
 from risutools.settings.config import load_settings_file
 
@@ -205,3 +206,54 @@ def test_the_demo_configuration_loads_without_a_git_clone(tmp_path: Path) -> Non
     for ln in lines[lines.index(written[0]):]:
         if re.search(r"risutools (review|promote|verify) ", ln):
             assert "--sources fixtures/sources" in ln, ln
+
+
+# ---- MC500: an event handler after any separator HTML takes ---------------------------------
+
+#: tags whose handler the HTML tokenizer reads as an attribute, each after a separator other
+#: than a space before it: "/", a quote closing the value before, a line break in the tag
+HANDLERS = [
+    "<svg/onload=fetch('//x')>",
+    "<img/src=x/onerror=alert(1)>",
+    '<img src="x"onerror=alert(1)>',
+    "<img src='x'onerror='alert(1)'>",
+    "<img\nsrc=x\nonerror=alert(1)>",
+    "<body\n  class=a\n  ONLOAD = go()>",
+    "<svg\tonload=go()>",
+]
+
+
+@pytest.mark.parametrize("tag", HANDLERS)
+@pytest.mark.parametrize("where", ["value", "key"])
+def test_an_event_handler_after_any_separator_is_mc500(tmp_path: Path, tag: str,
+                                                       where: str) -> None:
+    doc = json.loads(SEED.read_text(encoding="utf-8"))
+    if where == "value":
+        doc["payload"]["activation_rules"].append(f"shows the panel: {tag}")
+    else:
+        doc["payload"]["state_effects"][tag] = "shows the panel"
+    path = tmp_path / "doc.json"
+    path.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
+    p = run_cli("validate", "-f", "concise", "--select", "MC500", path)
+    assert p.returncode == 1 and "MC500" in p.stdout and "HTML script" in p.stdout, p.stdout
+
+
+@pytest.mark.parametrize("prose", [
+    "keeps the last five turns/one per speaker",
+    "a <b>bold</b> note: once = twice",
+    "<note> the online=offline switch </note>",  # (no handler: `online` is not `on`+"=")
+])
+def test_prose_with_slashes_and_quotes_stays_clean(prose: str) -> None:
+    assert find_active_code(prose) is None
+
+
+def test_a_handler_split_over_two_strings_is_neither_strings(tmp_path: Path) -> None:
+    """The fast path joins a document's strings with line breaks, which a tag may now
+    span: a match across two strings sends it to the strings one by one, never a finding
+    of either."""
+    doc = json.loads(SEED.read_text(encoding="utf-8"))
+    doc["payload"]["activation_rules"] += ["a note about <panel", "onboarding= first"]
+    path = tmp_path / "doc.json"
+    path.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
+    p = run_cli("validate", "--select", "MC500", path)
+    assert p.returncode == 0, p.stdout

@@ -100,7 +100,7 @@ _STRONG: tuple[tuple[str, tuple[str, ...], LazyPattern], ...] = (
         r"\{\{\s*(?:#if|#when|#each|/if|/when|/each|:else|"
         r"(?:set|get|add)(?:global)?var\s*::|button\s*::|[a-z_]+::)")),
     ("HTML script", ("<", ":"), LazyPattern(
-        r"<\s*script\b|javascript(?<!\wjavascript):|<[a-zA-Z][^<>\n]{0,200}\son[a-z]+\s*=",
+        r"<\s*script\b|javascript(?<!\wjavascript):|<[a-zA-Z][^<>]{0,200}[\s/\"']on[a-z]+\s*=",
         re.IGNORECASE)),
     ("a regex group `(?:`/`(?=`/`(?<`", ("(?",), LazyPattern(
         r"\(\?(?:[:=!]|<[=!]|<[A-Za-z])")),
@@ -180,7 +180,7 @@ _API, _CAMEL, _LIBRARY, _METHOD = range(4)
 _HTML = next(i for i, (r, _, _) in enumerate(_STRONG) if r == "HTML script")
 # its alternatives apart (one reason: a match of either is a match of the pattern): the
 # tags, which start at a "<", and the ``javascript:`` scheme, which ends at a ":"
-_HTML_TAG = re.compile(r"<\s*script\b|<[a-zA-Z][^<>\n]{0,200}\son[a-z]+\s*=", re.IGNORECASE)
+_HTML_TAG = re.compile(r"<\s*script\b|<[a-zA-Z][^<>]{0,200}[\s/\"']on[a-z]+\s*=", re.IGNORECASE)
 _JS_URL = LazyPattern(r"javascript(?<!\wjavascript):", re.IGNORECASE)
 # the scheme read backwards from its ":" in the reversed text (the same matches: each
 # letter is matched alone, and the look back at the character before the scheme becomes
