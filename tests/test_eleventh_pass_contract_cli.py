@@ -29,6 +29,7 @@ from pathlib import Path
 import pytest
 from harness import ROOT, SEED, run_cli
 
+from risutools.checks.registry import known_ids
 from risutools.contract.activecode import find_active_code
 from risutools.contract.folders import named_passed_over
 from risutools.settings.config import load_settings_file
@@ -257,3 +258,43 @@ def test_a_handler_split_over_two_strings_is_neither_strings(tmp_path: Path) -> 
     path.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
     p = run_cli("validate", "--select", "MC500", path)
     assert p.returncode == 0, p.stdout
+
+
+# ---- the docs' ranges of a whole family of checks match the registry ------------------------
+
+#: a range of ids written out ("G1-G13", "RV101-RV305", "R1-R9")
+RANGE = re.compile(r"\b([A-Z]{1,2})(\d+)-(?:\1)?(\d+)\b")
+
+
+def test_a_range_from_a_familys_first_check_ends_at_its_last() -> None:
+    """README and docs said "gates G1-G13" and "the review's findings RV101-RV305" where the
+    registry holds G1-G15 (the switch approval, publishing) and RV101-RV601 (interactions,
+    lineage, orphan notes): a range that starts at a family's first id says "all of them",
+    so it must end at its last (a sub-range, G10-G14 or MC000-MC201, starts elsewhere or
+    is one of these: each such one here says what it covers)."""
+    families: dict[str, list[int]] = {}
+    for cid in known_ids():
+        m = re.fullmatch(r"([A-Z]+)(\d+)", cid)
+        assert m is not None, cid
+        families.setdefault(m.group(1), []).append(int(m.group(2)))
+    width = {fam: len(next(c for c in known_ids() if c.startswith(fam) and
+                           c[len(fam):].isdigit())) - len(fam) for fam in families}
+    first = {fam: f"{min(n):0{width[fam]}d}" for fam, n in families.items()}
+    last = {fam: f"{max(n):0{width[fam]}d}" for fam, n in families.items()}
+    #: sub-ranges from a family's first id that say what they cover, where they stand
+    partial = {"G1-G9": "guard `promote`", "MC000-MC201": "MC300-MC600",
+               "MC000-MC100": "MC200-MC203", "R1-R7": "", "R1-R8": "", "R1-R4": ""}
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    wrong = []
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        for m in RANGE.finditer(text):
+            fam, start, end = m.groups()
+            if fam not in families or start != first[fam] or end == last[fam]:
+                continue
+            said = m.group(0)
+            if said in partial and partial[said] in text[m.start():m.end() + 120]:
+                continue
+            wrong.append(f"{page.name}:{text[:m.start()].count(chr(10)) + 1}: {said} "
+                         f"(the registry: {fam}{first[fam]}-{fam}{last[fam]})")
+    assert not wrong, "\n".join(wrong)

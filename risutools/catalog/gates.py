@@ -1,4 +1,4 @@
-"""Every gate of a review-status transition and of a runtime switch (G1-G13): one unit each.
+"""Every gate of a review-status transition and of a runtime switch (G1-G15): one unit each.
 
 A gate is a function decorated with :func:`risutools.checks.registry.check` (scope
 ``promotion``): its id, the name output shows (the title: ``transition``, ``digests`` ...),

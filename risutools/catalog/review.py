@@ -12,8 +12,9 @@ Sections of the result (``catalog-review-v1``):
 - ``approvals``: every record with its state (current, used, stale, orphan, unreadable)
   and signature (verified, unsigned, bad, not_allowed, unchecked; not_read: the record
   could not be read);
-- ``file_findings``: the review's own findings, one check id each (RV101-RV305, the units
-  of :mod:`risutools.catalog.review_checks`), after ``rules:``, ``--select`` and ``--ignore``;
+- ``file_findings``: the review's own findings, one check id each (RV101-RV601, the units
+  of :mod:`risutools.catalog.review_checks`, ``interaction_checks`` and
+  ``lineage_checks``), after ``rules:``, ``--select`` and ``--ignore``;
 - ``counts``: review and runtime statuses, findings, approvals;
 - ``board``: for every candidate and pending component, each gate of its next step.
 Nothing is written.  Exit code (CLI): 1 when anything is an error.

@@ -1,5 +1,6 @@
-"""The findings of ``risutools review`` about the catalog as a whole (RV101-RV305): one unit
-each.
+"""The findings of ``risutools review`` about the catalog as a whole (RV101-RV305, RV601; the
+interactions' RV401-RV408 and the lineage's RV501-RV502 are in their own modules): one
+unit each.
 
 A unit is a function decorated with :func:`risutools.checks.registry.check` (scope
 ``catalog``) whose docstring is its documentation (``risutools rule RV204``).  The hundreds
