@@ -312,3 +312,43 @@ def test_readmes_rule_groups_cover_every_rule_validate_runs() -> None:
         named.update(range(lo, int(m.group(2) or lo) + 1))
     rules = sorted(int(c[2:]) for c in known_ids() if c.startswith("MC") and c >= "MC100")
     assert [r for r in rules if r not in named] == []
+
+
+# ---- a file named twice is one document -------------------------------------------------------
+
+@pytest.mark.parametrize("command", ["validate", "verify"])
+@pytest.mark.parametrize("names", [
+    ("doc.json", "doc.json"),
+    ("cat", "cat/doc.json"),
+    ("cat/doc.json", "cat"),
+    ("cat", "./cat"),
+    ("cat", "cat/sub/../doc.json", "{abs}/cat/doc.json"),
+])
+def test_a_file_named_twice_is_read_once(tmp_path: Path, command: str,
+                                         names: tuple[str, ...]) -> None:
+    """``validate cat cat/doc.json`` (a folder and a changed file in it) or the same file
+    twice reported the document as an MC104 duplicate of itself ("already defined at
+    cat/doc.json:1"), exit 1, and counted it twice."""
+    (tmp_path / "cat" / "sub").mkdir(parents=True)
+    seed = SEED.read_text(encoding="utf-8")
+    (tmp_path / "doc.json").write_text(seed, encoding="utf-8")
+    (tmp_path / "cat" / "doc.json").write_text(seed, encoding="utf-8")
+    args = [n.format(abs=tmp_path) for n in names]
+    p = run_cli(command, *args, cwd=tmp_path)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "MC104" not in p.stdout and "1 document, 1 file" in p.stdout
+
+
+def test_standard_input_named_twice_is_read_once(tmp_path: Path) -> None:
+    p = run_cli("validate", "-", "-", stdin=SEED.read_text(encoding="utf-8"), cwd=tmp_path)
+    assert p.returncode == 0 and "1 document, 1 file" in p.stdout, p.stdout
+
+
+def test_two_files_with_one_id_are_still_mc104(tmp_path: Path) -> None:
+    (tmp_path / "cat").mkdir()
+    (tmp_path / "doc.json").write_text(SEED.read_text(encoding="utf-8"), encoding="utf-8")
+    (tmp_path / "cat" / "doc.json").write_text(SEED.read_text(encoding="utf-8"),
+                                               encoding="utf-8")
+    p = run_cli("validate", "doc.json", "cat", "doc.json", cwd=tmp_path)
+    assert p.returncode == 1 and p.stdout.count("MC104") == 1
+    assert "2 documents, 2 files" in p.stdout

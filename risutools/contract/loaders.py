@@ -163,15 +163,17 @@ def load_documents(
     exclude: Iterable[str] = (),
     stdin: BinaryIO | None = None,
     skip_non_documents: bool = False,
+    once: ReadOnce | None = None,
 ) -> LoadOutcome:
     """Load every document under ``path`` (a file, a folder searched recursively, or ``-``).
 
     ``skip_non_documents``: a file named explicitly is treated like one found in a
     folder walk (JSON/YAML without ``contract``/``component_id`` is skipped), for hooks
-    that pass every changed .json/.yaml file."""
+    that pass every changed .json/.yaml file.  ``once``: the files of the paths before
+    (:class:`ReadOnce`), a file among them not read again."""
     out = LoadOutcome()
     for part in iter_documents(path, exclude=exclude, stdin=stdin,
-                               skip_non_documents=skip_non_documents):
+                               skip_non_documents=skip_non_documents, once=once):
         out.extend(part)
     return out
 
@@ -184,6 +186,7 @@ def iter_documents(
     skip_non_documents: bool = False,
     hashed: bool = True,
     lines: bool = False,
+    once: ReadOnce | None = None,
 ) -> Iterator[LoadOutcome]:
     """:func:`load_documents` a file at a time: what it gives, in the same order, in parts
     (a caller that is done with a file's documents need not keep them).
@@ -195,11 +198,13 @@ def iter_documents(
     :func:`iter_stdin`), for a caller that keeps nothing of a document once done with it
     (``hash``): its memory is then one batch whatever the file's size."""
     if str(path) == STDIN:
+        if once is not None and not once.first(STDIN):
+            return
         stream = stdin if stdin is not None else sys.stdin.buffer
         yield from iter_stdin(stream, hashed=hashed) if lines else \
             (load_stdin(stream, hashed=hashed),)
         return
-    for got in _path_files(given_path(path), exclude, skip_non_documents):
+    for got in _path_files(given_path(path), exclude, skip_non_documents, once):
         if isinstance(got, LoadOutcome):
             yield got
             continue
@@ -210,14 +215,38 @@ def iter_documents(
             yield load_file(f, from_folder=from_folder, seen=seen, hashed=hashed)
 
 
-def _path_files(p: str | Path, exclude: Iterable[str], skip_non_documents: bool
+class ReadOnce:
+    """The files a run over several paths has taken (``validate a/ a/x.json``, ``validate
+    x.json x.json``, ``- -``): each is read once, as given first, whatever names it again
+    -- a document named twice is one document (never an MC104 duplicate of itself).  A file
+    is known by its path made absolute and normal (no file system call but one
+    ``getcwd``); one run's paths are many, a file's names few."""
+
+    __slots__ = ("_cwd", "_seen")
+
+    def __init__(self) -> None:
+        self._cwd = os.getcwd()
+        self._seen: set[str] = set()
+
+    def first(self, p: str | os.PathLike[str]) -> bool:
+        """Whether ``p`` is met for the first time (then it is remembered)."""
+        name = os.fspath(p)
+        key = name if name == STDIN else os.path.normpath(os.path.join(self._cwd, name))
+        if key in self._seen:
+            return False
+        self._seen.add(key)
+        return True
+
+
+def _path_files(p: str | Path, exclude: Iterable[str], skip_non_documents: bool,
+                once: ReadOnce | None = None
                 ) -> Iterator[LoadOutcome | tuple[str | Path, bool, os.stat_result | None]]:
     """What a path named on the command line holds, in order: a folder's listing (a part)
     and each of its document files, or the file itself; each file with whether it is read
     as a folder's file and its status when it was just taken (for :func:`load_file`).
     With ``skip_non_documents``, a file a folder walk passes over (:func:`named_passed_over`:
     ``README.md``, ``approvals/x.yaml``, ``transitions.ndjson``) is a part that names it
-    skipped, unread."""
+    skipped, unread.  ``once``: a file met before (:class:`ReadOnce`) is left out."""
     try:
         seen: os.stat_result | None = os.stat(p)
     except (OSError, ValueError):
@@ -226,7 +255,10 @@ def _path_files(p: str | Path, exclude: Iterable[str], skip_non_documents: bool
         listing, found = list_folder(Path(p), exclude)
         yield listing
         for f in found:
-            yield f, True, None
+            if once is None or once.first(f):
+                yield f, True, None
+        return
+    if once is not None and not once.first(p):
         return
     if seen is not None and skip_non_documents and named_passed_over(p):
         name = display_path(p)
@@ -413,12 +445,15 @@ def document_batches(paths: Sequence[str | os.PathLike[str]], *, exclude: Iterab
     ``prose=False``: MC500 will not run, its strings are not looked at (each document's
     ``texts`` None)."""
     batch = _ReadFirst(hashed=hashed, prose=prose)
+    once = ReadOnce() if len(paths) > 1 else None
     for path in paths:
         if str(path) == STDIN:
+            if once is not None and not once.first(STDIN):
+                continue
             yield from batch.flush()
             yield from load_batches([iter_documents(path, hashed=hashed)])
             continue
-        for got in _path_files(given_path(path), exclude, skip_non_documents):
+        for got in _path_files(given_path(path), exclude, skip_non_documents, once):
             if isinstance(got, LoadOutcome):  # (a folder's listing, or a file skipped)
                 batch.take(got)
                 if folders is not None and not got.skipped:

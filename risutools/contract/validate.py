@@ -25,6 +25,7 @@ from risutools.contract.checks_load import mc000
 from risutools.contract.loaders import (
     LoadedDocument,
     LoadOutcome,
+    ReadOnce,
     document_batches,
     load_documents,
 )
@@ -232,9 +233,10 @@ def load_all(paths: Sequence[str | os.PathLike[str]], config: Settings,
     """Every document under ``paths``; DocumentError when there is nothing at all to check
     (with ``skip_non_documents``, only skipped files is a valid, empty run)."""
     out = LoadOutcome()
+    once = ReadOnce() if len(paths) > 1 else None
     for p in paths:
         out.extend(load_documents(p, exclude=config.exclude,
-                                  skip_non_documents=skip_non_documents))
+                                  skip_non_documents=skip_non_documents, once=once))
     _check_found(paths, bool(out.documents or out.problems), bool(out.skipped),
                  skip_non_documents)
     return out
