@@ -33,6 +33,7 @@ from risutools.checks.registry import known_ids
 from risutools.contract.activecode import find_active_code
 from risutools.contract.folders import named_passed_over
 from risutools.settings.config import load_settings_file
+from risutools.settings.tomlfile import _tomllib
 
 # ---- --skip-non-documents skips what a folder walk passes over ---------------------------
 
@@ -352,3 +353,68 @@ def test_two_files_with_one_id_are_still_mc104(tmp_path: Path) -> None:
     p = run_cli("validate", "doc.json", "cat", "doc.json", cwd=tmp_path)
     assert p.returncode == 1 and p.stdout.count("MC104") == 1
     assert "2 documents, 2 files" in p.stdout
+
+
+# ---- pyproject.toml: [tool.risutools] in every TOML spelling ---------------------------------
+
+needs_toml = pytest.mark.skipif(_tomllib() is None, reason="no TOML reader (Python 3.10)")
+
+#: the same table, as TOML lets it be written
+SPELLINGS = [
+    '[tool.risutools.rules]\nMC401 = "error"\n',
+    'tool.risutools.rules = { MC401 = "error" }\n',
+    '[tool]\nrisutools = { rules = { MC401 = "error" } }\n',
+    '[tool]\nrisutools.rules.MC401 = "error"\n',
+    '[ tool . "risutools" ]\nrules = { MC401 = "error" }\n',
+    '[project]\nname = "catalog"\n\n[tool."risutools".rules]\nMC401 = "error"\n',
+]
+
+
+@needs_toml
+@pytest.mark.parametrize("text", SPELLINGS)
+def test_the_search_reads_every_spelling_of_the_table(tmp_path: Path, text: str) -> None:
+    """The search took a pyproject.toml only when its text held ``[tool.risutools``: the
+    same table written with dotted keys, an inline table or a quoted name was passed over
+    in silence, its rules not applied (MC401 stayed a warning, exit 0)."""
+    doc = _capability_document(tmp_path)
+    (tmp_path / "pyproject.toml").write_text(text, encoding="utf-8")
+    for extra in ([], ["--config", str(tmp_path / "pyproject.toml")]):
+        p = run_cli("validate", *extra, doc, cwd=tmp_path)
+        assert p.returncode == 1 and "1 error," in p.stdout, (extra, p.stdout, p.stderr)
+
+
+@needs_toml
+@pytest.mark.parametrize(("text", "said"), [
+    ("tool = 5\n", "tool: config-not-mapping"),
+    ('[tool]\nrisutools = "x"\n', "config-not-mapping"),
+    ('rules = { MC401 = "error" }\n', "config-unknown-key: rules at the top of a TOML"),
+    ('[rules]\nMC401 = "error"\n[capabilities]\n', "capabilities, rules at the top"),
+])
+def test_a_toml_file_that_misplaces_the_table_is_refused(tmp_path: Path, text: str,
+                                                         said: str) -> None:
+    """``--config`` of a TOML file whose ``tool`` is no table was an internal error
+    (AttributeError); one holding the keys at its top (``risutools.toml`` with
+    ``[rules]``) was read as no configuration at all, its rules silently dropped."""
+    doc = _capability_document(tmp_path)
+    for name in ("pyproject.toml", "risutools.toml"):
+        (tmp_path / name).write_text(text, encoding="utf-8")
+        p = run_cli("validate", "--config", str(tmp_path / name), doc, cwd=tmp_path)
+        assert p.returncode == 2 and p.stdout == "", p.stdout
+        line = p.stderr.strip()
+        assert "\n" not in line and said in line and "internal error" not in line, line
+        (tmp_path / name).unlink()
+
+
+@needs_toml
+@pytest.mark.parametrize("text", [
+    '[project]\nname = "catalog"\ndependencies = ["risutools"]\n',
+    '[project]\nname = "catalog"\n',
+    '[tool.black]\nline-length = 100\n',
+    '[project\nname = "risutools"\n',  # (no table named: passed over, as before)
+])
+def test_a_pyproject_without_the_table_is_still_passed_over(tmp_path: Path,
+                                                            text: str) -> None:
+    doc = _capability_document(tmp_path)
+    (tmp_path / "pyproject.toml").write_text(text, encoding="utf-8")
+    p = run_cli("validate", doc, cwd=tmp_path)
+    assert p.returncode == 0 and "1 warning," in p.stdout, p.stdout + p.stderr

@@ -65,6 +65,7 @@ from risutools.settings.schema import (
     SECTIONS,
     SEVERITY_CHOICES,
 )
+from risutools.settings.tomlfile import names_section, toml_document, tool_section
 from risutools.values import EMPTY, Problem, decode, load_yaml
 from risutools.yamlsafe import YamlDocument
 
@@ -400,27 +401,7 @@ def load_settings_file(path: str | Path) -> Settings:
 
 
 def _toml_section(data: bytes, p: Path) -> Any:
-    import importlib
-
-
-    try:
-        tomllib: Any = importlib.import_module("tomllib")
-    except ModuleNotFoundError:  # Python 3.10
-        try:
-            tomllib = importlib.import_module("tomli")
-        except ModuleNotFoundError:
-            raise ConfigError(Code.CONFIG_TOML, "reading pyproject.toml needs Python 3.11+ or "
-                              "the tomli package; or use .risutools.yaml",
-                              path=show_name(str(p))) from None
-    try:
-        doc = tomllib.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise ConfigError(Code.CONFIG_INVALID, f"not valid TOML: {exc}",
-                          path=show_name(str(p))) from None
-    except RecursionError:  # (tomllib reads nested arrays and tables by recursion)
-        raise ConfigError(Code.CONFIG_INVALID, "not valid TOML here: nested deeper than "
-                          "Python's parser reads; flatten it", path=show_name(str(p))) from None
-    return doc.get("tool", {}).get("risutools")
+    return tool_section(toml_document(data, p), p)
 
 
 def _found_inside(found: Path) -> Path:
@@ -459,7 +440,7 @@ def find_settings_file(start_dir: str | Path) -> Path | None:
             if os.path.islink(py):  # (never read where it leads unless that stays inside)
                 _found_inside(py)
             try:
-                has = b"[tool.risutools" in read_regular(py, MAX_CONFIG_BYTES)
+                has = names_section(read_regular(py, MAX_CONFIG_BYTES))
             except FileRefused:
                 has = True  # let load_settings_file say what is wrong with it
             if has:
