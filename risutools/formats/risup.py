@@ -4,7 +4,8 @@
 "preset": AES-GCM(msgpack(preset))}))); ``.risupreset`` is the same without RPack.
 RisuAI writes gzip (fflate ``compressSync``) and reads with fflate
 ``decompressSync``, which takes gzip, zlib, or raw deflate when neither header is
-there; the same rule is used here (from the magic bytes), with an output bound.
+there, and compares no checksum; the same rules are used here (:mod:`.flate`), with an
+output bound.
 AES-256-GCM: key = SHA-256(b"risupreset"), IV = 12 zero bytes, 16-byte tag at the end.
 Older files name the field ``pres``.
 
@@ -28,7 +29,7 @@ from typing import Any
 
 from risutools.errors import Code, FormatError
 from risutools.findings import MAX_POINTER_SHOWN
-from risutools.formats import rpack
+from risutools.formats import flate, rpack
 from risutools.formats.model import Anomaly
 from risutools.jsonplaces import Place, pointer_at
 from risutools.jsontypes import js_key, json_type_name
@@ -38,48 +39,17 @@ IV = bytes(12)
 #: bound on the inflated outer msgpack and on the decrypted preset
 MAX_INFLATED_BYTES = 64 * 1024 * 1024
 MAX_FILE_BYTES = 64 * 1024 * 1024
-GZIP_MAGIC = b"\x1f\x8b"
 #: deepest nesting of a preset (as JSON's bound)
 MAX_DEPTH = 200
+#: 'gzip', 'zlib' or None (raw deflate), as RisuAI's reader tells a compressed stream
+compression_of = flate.compression_of
 
 
-def compression_of(head: bytes) -> str | None:
-    """'gzip', 'zlib' or None from the first bytes of a compressed stream."""
-    if head[:2] == GZIP_MAGIC:
-        return "gzip"
-    if (
-        len(head) >= 2
-        and head[0] & 0x0F == 8
-        and head[0] >> 4 <= 7
-        and ((head[0] << 8) | head[1]) % 31 == 0
-    ):
-        return "zlib"
-    return None
-
-
-def _wbits(kind: str | None) -> int:
-    return {"gzip": 31, "zlib": 15}.get(kind or "", -15)
-
-
-def inflate(data: bytes, limit: int = MAX_INFLATED_BYTES) -> bytes:
-    """Inflate gzip/zlib/raw deflate with an output bound."""
-    kind = compression_of(data[:2])
-    d = zlib.decompressobj(_wbits(kind))
-    try:
-        out = d.decompress(data, limit + 1)
-    except zlib.error as exc:
-        if kind is None:
-            raise FormatError(
-                Code.BAD_MAGIC,
-                "not a compressed preset (no gzip/zlib header, and not raw deflate)",
-                where="offset 0",
-            ) from None
-        raise FormatError(Code.RISUP_DECOMPRESS_FAILED, f"cannot decompress: {exc}") from None
-    if len(out) > limit:
-        raise FormatError(Code.TOO_LARGE, f"preset inflates past the {limit} byte bound; refused")
-    if not d.eof:
-        raise FormatError(Code.RISUP_DECOMPRESS_FAILED, "compressed stream is truncated")
-    return out
+def inflate(data: bytes, limit: int = MAX_INFLATED_BYTES,
+            notes: list[Anomaly] | None = None) -> bytes:
+    """Inflate gzip/zlib/raw deflate as RisuAI's reader does, with an output bound
+    (:func:`risutools.formats.flate.inflate`)."""
+    return flate.inflate(data, limit, notes)
 
 
 def peek(data: bytes) -> bool | None:
@@ -87,9 +57,11 @@ def peek(data: bytes) -> bool | None:
     True when its first 96 inflated bytes are a msgpack map naming ``pres``, False when
     they are no msgpack map, None when they are a map that names no such key (yet: its
     keys may come in any order, :func:`is_envelope` tells from the whole file)."""
-    kind = compression_of(data[:2])
+    stream = flate.head_stream(data)
+    if not stream:  # (a gzip header longer than the head: the whole file tells)
+        return None
     try:
-        out = zlib.decompressobj(_wbits(kind)).decompress(data, 96)
+        out = zlib.decompressobj(-15).decompress(stream, 96)
     except zlib.error:
         return False
     if not out or not (0x80 <= out[0] <= 0x8F or out[0] in (0xDE, 0xDF)):
@@ -259,8 +231,9 @@ def read_preset(box: list[bytes], *, rpacked: bool) -> tuple[dict[str, Any], lis
         raise FormatError(Code.TOO_LARGE, f"preset file over {MAX_FILE_BYTES} bytes")
     if rpacked:
         blob = rpack.decode(blob)
+    notes: list[Anomaly] = []  # (a checksum RisuAI's reader does not compare)
     with _at("offset 0 (compressed stream)"):
-        inflated = inflate(blob)
+        inflated = inflate(blob, notes=notes)
     del blob  # each stage's input is dropped as soon as the next exists (memory bound)
     with _at("envelope"):
         envelope = _unpack(inflated, "preset envelope")
@@ -289,7 +262,7 @@ def read_preset(box: list[bytes], *, rpacked: bool) -> tuple[dict[str, Any], lis
         nonfinite: list[int] = []
         out = _jsonable(preset, 0, nonfinite)
     assert isinstance(out, dict)
-    return out, _nonfinite_notes(preset, len(nonfinite))
+    return out, notes + _nonfinite_notes(preset, len(nonfinite))
 
 
 @contextmanager

@@ -1,0 +1,124 @@
+"""The eleventh pass over the readers (fix 65, helper 3).
+
+- A preset's compressed stream was inflated by Python's zlib, which compares gzip's CRC-32,
+  zlib's Adler-32 and gzip's header CRC, and refuses gzip's reserved flag bits.  RisuAI reads
+  presets with fflate's ``decompressSync``, which compares none of them: a preset RisuAI
+  loads was refused (``risup-decompress-failed: incorrect data check``).  Now the wrapper is
+  parsed as fflate parses it, a checksum that does not match is a warning
+  (``stream-checksum-mismatch``), and what fflate refuses or cuts (an output past gzip's
+  ``ISIZE``, a zlib preset dictionary) is refused in one line.
+"""
+
+from __future__ import annotations
+
+import struct
+import zlib
+from pathlib import Path
+
+import msgpack
+import pytest
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+from harness import run_cli
+
+from risutools.errors import FormatError
+from risutools.formats import detect, read_path, risup, rpack
+
+PRESET = {"name": "checksums", "mainPrompt": "hello"}
+
+
+def _envelope() -> bytes:
+    sealed = AESGCM(risup.KEY).encrypt(risup.IV, msgpack.packb(PRESET), None)
+    return msgpack.packb({"presetVersion": 2, "type": "preset", "preset": sealed})
+
+
+def _deflate(data: bytes) -> bytes:
+    co = zlib.compressobj(9, zlib.DEFLATED, -15)
+    return co.compress(data) + co.flush()
+
+
+def _gzip(data: bytes, *, flags: int = 0, extra: bytes = b"", crc: int | None = None,
+          size: int | None = None, tail: bytes = b"") -> bytes:
+    head = b"\x1f\x8b\x08" + bytes([flags]) + b"\0\0\0\0" + b"\0\xff" + extra
+    crc = zlib.crc32(data) if crc is None else crc
+    size = len(data) if size is None else size
+    return head + _deflate(data) + struct.pack("<II", crc, size) + tail
+
+
+def _zlib(data: bytes, adler: int | None = None) -> bytes:
+    adler = zlib.adler32(data) if adler is None else adler
+    return b"\x78\xda" + _deflate(data) + struct.pack(">I", adler)
+
+
+def _read(tmp_path: Path, blob: bytes, name: str = "p.risupreset") -> list[str]:
+    p = tmp_path / name
+    p.write_bytes(rpack.encode(blob) if name.endswith(".risup") else blob)
+    assert detect(p) == Path(name).suffix[1:]
+    (m,) = read_path(p)
+    assert m.data == PRESET
+    return [a.code for a in m.anomalies]
+
+
+def _wrong(value: int) -> int:
+    return value ^ 0x5A5A
+
+
+@pytest.mark.parametrize("name", ["p.risupreset", "p.risup"])
+def test_a_wrong_gzip_crc_is_read_as_risuai_reads_it(tmp_path: Path, name: str) -> None:
+    env = _envelope()
+    assert _read(tmp_path, _gzip(env), name) == []
+    assert _read(tmp_path, _gzip(env, crc=_wrong(zlib.crc32(env))), name) == [
+        "stream-checksum-mismatch"]
+
+
+def test_a_wrong_zlib_adler_is_read_as_risuai_reads_it(tmp_path: Path) -> None:
+    env = _envelope()
+    assert _read(tmp_path, _zlib(env)) == []
+    assert _read(tmp_path, _zlib(env, _wrong(zlib.adler32(env)))) == ["stream-checksum-mismatch"]
+
+
+@pytest.mark.parametrize("flags, extra", [
+    (2, b"\x12\x34"),  # FHCRC with a header CRC that is not the header's
+    (0xE0, b""),  # the reserved flag bits (zlib: "unknown header flags set")
+    (4 | 8 | 16 | 2, b"\x03\x00abc" + b"name\0" + b"comment\0" + b"\0\0"),  # every field
+])
+def test_a_gzip_header_is_skipped_as_fflate_skips_it(tmp_path: Path, flags: int,
+                                                     extra: bytes) -> None:
+    assert _read(tmp_path, _gzip(_envelope(), flags=flags, extra=extra)) == []
+
+
+def test_a_long_gzip_header_is_still_detected(tmp_path: Path) -> None:
+    extra = struct.pack("<H", 6000) + b"x" * 6000  # past the 4 KiB head detection reads
+    p = tmp_path / "long.bin"
+    p.write_bytes(_gzip(_envelope(), flags=4, extra=extra))
+    assert detect(p) == "risupreset"
+
+
+@pytest.mark.parametrize("blob, why", [
+    # fflate sizes its output by the file's last 4 bytes: a preset past them is cut
+    (lambda env: _gzip(env, size=10), "past the 10 its trailer declares"),
+    (lambda env: _gzip(env, tail=b"\0" * 8), "past the 0 its trailer declares"),
+    (lambda env: b"\x78\xbb" + _deflate(env) + b"\0\0\0\0", "preset dictionary"),
+    (lambda env: b"\x1f\x8b\x08\x04\0\0\0\0\0\xff\xff\xff", "past the end of the stream"),
+    (lambda env: _gzip(env)[:-9], "truncated"),
+])
+def test_what_fflate_refuses_or_cuts_is_one_line(tmp_path: Path, blob: object,
+                                                  why: str) -> None:
+    p = tmp_path / "bad.risupreset"
+    assert callable(blob)
+    p.write_bytes(blob(_envelope()))
+    with pytest.raises(FormatError) as ei:
+        read_path(p)
+    assert ei.value.code == "risup-decompress-failed"
+    assert why in str(ei.value) and "\n" not in str(ei.value)
+    r = run_cli("inspect", str(p))
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
+
+
+def test_inspect_reads_a_preset_with_a_wrong_checksum(tmp_path: Path) -> None:
+    env = _envelope()
+    p = tmp_path / "crc.risup"
+    p.write_bytes(rpack.encode(_gzip(env, crc=_wrong(zlib.crc32(env)))))
+    r = run_cli("inspect", str(p))
+    assert r.returncode == 0, r.stderr
+    assert "checksums" in r.stdout
