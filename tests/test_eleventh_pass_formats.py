@@ -11,7 +11,11 @@
 
 from __future__ import annotations
 
+import hashlib
+import io
+import json
 import struct
+import zipfile
 import zlib
 from pathlib import Path
 
@@ -22,6 +26,8 @@ from harness import run_cli
 
 from risutools.errors import FormatError
 from risutools.formats import detect, read_path, risup, rpack
+from risutools.formats.charx import member_sha256
+from risutools.formats.risum import write_risum
 
 PRESET = {"name": "checksums", "mainPrompt": "hello"}
 
@@ -122,3 +128,89 @@ def test_inspect_reads_a_preset_with_a_wrong_checksum(tmp_path: Path) -> None:
     r = run_cli("inspect", str(p))
     assert r.returncode == 0, r.stderr
     assert "checksums" in r.stdout
+
+
+# -- a ZIP member's CRC-32: fflate's Unzip (RisuAI's CharXReader) never compares it ----------
+
+CARD = {"spec": "chara_card_v3", "spec_version": "3.0",
+        "data": {"name": "Crc", "description": "{{getvar::mood}}", "first_mes": "hi",
+                 "extensions": {}}}
+MODULE = {"name": "Crc Module", "id": "crc-1", "lorebook": [], "regex": [], "trigger": []}
+
+
+def _card(*, wrong: tuple[str, ...], asset: bytes = b"GIF89a-not-really") -> bytes:
+    """A .charx whose members named in ``wrong`` carry a CRC-32 (local header and directory
+    alike) that is not their bytes'."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("card.json", json.dumps(CARD))
+        z.writestr("module.risum", write_risum(MODULE, []))
+        z.writestr("assets/other/a.gif", asset)
+    data = bytearray(buf.getvalue())
+    with zipfile.ZipFile(io.BytesIO(bytes(data))) as z:
+        infos = {i.filename: i for i in z.infolist()}
+    for name in wrong:
+        info = infos[name]
+        bad = struct.pack("<I", _wrong(info.CRC))
+        data[info.header_offset + 14: info.header_offset + 18] = bad
+        at = _central(data, name)
+        data[at + 16: at + 20] = bad
+    return bytes(data)
+
+
+def _central(data: bytearray, name: str) -> int:
+    at = 0
+    while True:
+        at = data.index(b"PK\x01\x02", at)
+        nlen = struct.unpack_from("<H", data, at + 28)[0]
+        if data[at + 46: at + 46 + nlen] == name.encode():
+            return at
+        at += 4
+
+
+@pytest.mark.parametrize("wrong", [("card.json",), ("module.risum",),
+                                   ("card.json", "module.risum")])
+def test_a_card_member_with_a_wrong_crc_is_read_as_risuai_reads_it(tmp_path: Path,
+                                                                  wrong: tuple[str, ...]) -> None:
+    p = tmp_path / "c.charx"
+    p.write_bytes(_card(wrong=()))
+    honest = read_path(p)
+    assert [m.component_type for m in honest] == ["character", "module"]
+    assert all(not m.anomalies for m in honest)
+    p.write_bytes(_card(wrong=wrong))
+    got = read_path(p)
+    assert [m.data for m in got] == [m.data for m in honest]
+    codes = {(a.code, a.where) for m in got for a in m.anomalies}
+    assert codes == {("zip-crc-mismatch", f"member {n!r}") for n in wrong}
+    r = run_cli("inspect", str(p))
+    assert r.returncode == 0, r.stderr
+
+
+def test_unpack_and_verify_read_a_card_with_a_wrong_crc(tmp_path: Path) -> None:
+    p = tmp_path / "c.charx"
+    p.write_bytes(_card(wrong=("card.json", "module.risum", "assets/other/a.gif")))
+    r = run_cli("unpack", str(p), "-o", str(tmp_path / "out"))
+    assert r.returncode == 0, r.stderr
+    manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
+    (asset,) = manifest["card_assets"]
+    assert asset["file"] is not None and asset["warning"].startswith("zip-crc-mismatch: ")
+    assert json.loads((tmp_path / "out" / "card.json").read_text()) == CARD
+    assert member_sha256(p.open("rb"), "module.risum") == hashlib.sha256(
+        write_risum(MODULE, [])).hexdigest()
+
+
+def test_a_card_without_a_module_carries_its_own_warning(tmp_path: Path) -> None:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("card.json", json.dumps(CARD))
+    data = bytearray(buf.getvalue())
+    crc = struct.unpack_from("<I", data, 14)[0]
+    bad = struct.pack("<I", _wrong(crc))
+    data[14:18] = bad
+    at = _central(data, "card.json")
+    data[at + 16: at + 20] = bad
+    p = tmp_path / "alone.charx"
+    p.write_bytes(bytes(data))
+    (m,) = read_path(p)
+    assert m.component_type == "character"
+    assert [(a.code, a.where) for a in m.anomalies] == [("zip-crc-mismatch", "member 'card.json'")]

@@ -409,12 +409,15 @@ def _data_start(zf: Archive, info: Member, where: str) -> int:
     return start
 
 
-def iter_member(zf: Archive, info: Member, limit: int = MAX_MEMBER_BYTES) -> Iterator[bytes]:
+def iter_member(zf: Archive, info: Member, limit: int = MAX_MEMBER_BYTES,
+                notes: list[Anomaly] | None = None) -> Iterator[bytes]:
     """Stream one member's inflated bytes, with the bounds of the module docstring.
 
     Every step reads at most 64 KiB of compressed data and produces at most
     1 MiB; the running total is checked after each step, and CRC-32 and size at
-    the end, so memory stays bounded whatever the member declares.
+    the end, so memory stays bounded whatever the member declares.  A CRC-32 that does
+    not match is a warning in ``notes`` (RisuAI's reader, fflate's ``Unzip``, never
+    compares it: it loads the member), a refusal only for a caller that takes no notes.
     """
     where = f"member {_shown(info.filename)}"
     pos = _member_start(zf, info, limit, where)
@@ -462,7 +465,7 @@ def iter_member(zf: Archive, info: Member, limit: int = MAX_MEMBER_BYTES) -> Ite
             yield piece
         if d is not None and d.eof:
             break
-    _check_member_end(info, d is None or d.eof, total, crc, where)
+    _check_member_end(info, d is None or d.eof, total, crc, where, notes)
 
 
 def _member_start(zf: Archive, info: Member, limit: int, where: str) -> int:
@@ -476,8 +479,10 @@ def _member_start(zf: Archive, info: Member, limit: int, where: str) -> int:
     return _data_start(zf, info, where)
 
 
-def _check_member_end(info: Member, ended: bool, total: int, crc: int, where: str) -> None:
-    """The checks once a member is read: a deflate stream that ended, its size, its CRC-32."""
+def _check_member_end(info: Member, ended: bool, total: int, crc: int, where: str,
+                      notes: list[Anomaly] | None) -> None:
+    """The checks once a member is read: a deflate stream that ended, its size, its CRC-32
+    (a mismatch is a warning in ``notes`` when the caller takes them)."""
     if not ended:
         raise FormatError(Code.ZIP_INVALID, "deflate stream is truncated", where=where)
     if total != info.file_size:
@@ -486,14 +491,22 @@ def _check_member_end(info: Member, ended: bool, total: int, crc: int, where: st
             f"inflates to {total} bytes, the directory says {info.file_size}",
             where=where,
         )
-    if crc != info.crc:
+    if crc == info.crc:
+        return
+    if notes is None:
         raise FormatError(Code.ZIP_INVALID, "CRC-32 mismatch (damaged member)", where=where)
+    notes.append(Anomaly(
+        "zip-crc-mismatch", where,
+        f"CRC-32 is 0x{crc:08x}, the directory says 0x{info.crc:08x} (RisuAI's reader does "
+        "not check it: the member is read as it reads it)"))
 
 
-def read_member(zf: Archive, info: Member, limit: int = MAX_MEMBER_BYTES) -> bytes:
-    """Inflate one member into memory (see :func:`iter_member` for the bounds)."""
+def read_member(zf: Archive, info: Member, limit: int = MAX_MEMBER_BYTES,
+                notes: list[Anomaly] | None = None) -> bytes:
+    """Inflate one member into memory (see :func:`iter_member` for the bounds and
+    ``notes``)."""
     try:
-        return b"".join(iter_member(zf, info, limit))
+        return b"".join(iter_member(zf, info, limit, notes))
     except OSError as exc:
         where = f"member {_shown(info.filename)}"
         raise FormatError(Code.ZIP_INVALID, f"cannot read: {exc}", where=where) from None
@@ -562,7 +575,7 @@ def member_sha256(fp: BinaryIO, name: str, limit: int = MAX_MEMBER_BYTES) -> str
     if info is None:
         return None
     h = hashlib.sha256()
-    for piece in iter_member(zf, info, limit):
+    for piece in iter_member(zf, info, limit, []):  # (the bytes RisuAI loads: CRC unchecked)
         h.update(piece)
     return h.hexdigest()
 
@@ -611,14 +624,14 @@ def read_charx(fp: BinaryIO, *, with_assets: bool = False) -> CharxContents:
             raise FormatError(
                 Code.ZIP_NO_CARD, "ZIP has no card.json: not a character card", where="zip"
             )
-        card_raw = read_member(zf, card_info)
+        card_raw = read_member(zf, card_info, notes=anomalies)
         card_obj = loads_object(card_raw, where=CARD, what="card.json")
         del card_raw
         card = _card_facts(card_obj, zf, anomalies)
         module: RisumContents | None = None
         mod_info = _member(zf, MODULE)
         if mod_info is not None:
-            stream = MemberReader(iter_member(zf, mod_info))
+            stream = MemberReader(iter_member(zf, mod_info, notes=anomalies))
             try:
                 module = read_risum_stream(
                     cast(BinaryIO, stream), mod_info.file_size, with_assets=with_assets,
@@ -683,7 +696,8 @@ def _card_lla(data: dict[str, Any]) -> bool:
 
 
 def iter_card_assets(fp: BinaryIO) -> Iterator[tuple[str, bytes | None, str]]:
-    """Yield (member name, bytes or None if refused, reason) for members under ``assets/``.
+    """Yield (member name, bytes or None if refused, reason) for members under ``assets/``
+    (a member read with a warning: its bytes, and the warning as the reason).
 
     Besides the per-member bounds, all members together inflate to at most
     ``min(MAX_TOTAL_BYTES, TOTAL_FLOOR + TOTAL_RATIO * file size)`` (card assets
@@ -703,14 +717,15 @@ def iter_card_assets(fp: BinaryIO) -> Iterator[tuple[str, bytes | None, str]]:
             if not (name.startswith("assets/") or is_unsafe_name(name)):
                 continue
             limit = min(MAX_MEMBER_BYTES, budget)
+            notes: list[Anomaly] = []  # (a CRC-32 RisuAI does not compare: read, and said)
             try:
-                data = read_member(zf, info, limit=limit)
+                data = read_member(zf, info, limit=limit, notes=notes)
             except FormatError as exc:
                 total = exc.code == Code.ZIP_MEMBER_TOO_LARGE and limit < MAX_MEMBER_BYTES
                 yield info.filename, None, over if total else f"{exc.code}: {exc.why}"
                 continue
             budget -= len(data)
-            yield info.filename, data, ""
+            yield info.filename, data, "; ".join(f"{n.code}: {n.message}" for n in notes)
 
 
 def zip_names(fp: BinaryIO) -> list[str] | None:

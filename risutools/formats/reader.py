@@ -311,9 +311,11 @@ def _read_charx(fp: BinaryIO, size: int, p: str, fmt: str, with_assets: bool) ->
     out: list[Module] = []
     view = card.card_module_data(got.card_data or {}, got.module.module if got.module else None)
     if card.has_active_content(view):  # the card's own triggers, regex, CBS ...
+        # (the card's warnings go with its module; a card without one carries them itself)
         out.append(Module(data=view, component_type="character", card=got.card,
                           source=SourceInfo(path=p, format=fmt, size=size, sha256=digest,
-                                            member=charx.CARD)))
+                                            member=charx.CARD),
+                          anomalies=[] if got.module else list(got.anomalies)))
     if got.module is None:
         return out
     data = got.module.module

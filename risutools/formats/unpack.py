@@ -262,7 +262,8 @@ def _card_files(src: str, files: dict[str, bytes]) -> list[dict[str, Any]]:
         with zf:
             info = next((i for i in zf.infolist() if i.filename == charx.CARD), None)
             if info is not None:
-                files["card.json"] = charx.read_member(zf, info)
+                # (a CRC-32 RisuAI does not compare: read_path noted it already)
+                files["card.json"] = charx.read_member(zf, info, notes=[])
         fp.seek(0)
         for member, data, reason in charx.iter_card_assets(fp):
             if data is None:
@@ -276,7 +277,8 @@ def _card_files(src: str, files: dict[str, bytes]) -> list[dict[str, Any]]:
             files[rel] = data
             out.append(
                 {"member": member, "file": rel, "size": len(data),
-                 "sha256": hashlib.sha256(data).hexdigest()}
+                 "sha256": hashlib.sha256(data).hexdigest(),
+                 **({"warning": reason} if reason else {})}
             )  # fmt: skip
     return out
 
