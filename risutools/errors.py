@@ -108,6 +108,9 @@ class Code:
     RISUP_NOT_MSGPACK = _code("risup-not-msgpack", "envelope or decrypted preset is not msgpack")
     RISUP_BAD_STRUCTURE = _code("risup-bad-structure",
         "envelope/preset is not a map or lacks the sealed preset bytes")
+    RISUP_EXTENSION = _code("risup-extension",
+        "the preset holds a msgpack extension other than `undefined` (type 0): RisuAI's reader "
+        "(msgpackr) reads it as a value of its own (a record, a Set, a Date...) or refuses it")
     RISUP_DECRYPT_FAILED = _code("risup-decrypt-failed",
         "AES-GCM authentication failed (corrupted, or another key)")
     PACK_INVALID_INPUT = _code("pack-invalid-input",

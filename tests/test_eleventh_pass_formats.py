@@ -214,3 +214,67 @@ def test_a_card_without_a_module_carries_its_own_warning(tmp_path: Path) -> None
     (m,) = read_path(p)
     assert m.component_type == "character"
     assert [(a.code, a.where) for a in m.anomalies] == [("zip-crc-mismatch", "member 'card.json'")]
+
+
+# -- msgpack extensions: RisuAI's reader is msgpackr 1.10.1 (``decode``) ----------------------
+
+def _preset_file(tmp_path: Path, preset: dict[str, object] | bytes,
+                 envelope_extra: dict[str, object] | None = None) -> Path:
+    plain = preset if isinstance(preset, bytes) else msgpack.packb(preset, use_bin_type=True)
+    sealed = AESGCM(risup.KEY).encrypt(risup.IV, plain, None)
+    env = {"presetVersion": 2, "type": "preset", **(envelope_extra or {}), "preset": sealed}
+    p = tmp_path / "x.risup"
+    p.write_bytes(rpack.encode(_gzip(msgpack.packb(env, use_bin_type=True))))
+    return p
+
+
+UNDEF = msgpack.ExtType(0, b"\x00")  # msgpackr writes every undefined value so
+
+
+def test_an_undefined_value_is_read_as_json_writes_it(tmp_path: Path) -> None:
+    p = _preset_file(tmp_path, {"name": "u", "mainPrompt": UNDEF, "list": [1, UNDEF],
+                                "again": "x", "__proto__": {"polluted": True}})
+    (m,) = read_path(p)
+    # (JSON.stringify leaves an undefined property out and writes an undefined element as
+    # null; msgpackr names a "__proto__" key "__proto_")
+    assert m.data == {"name": "u", "list": [1, None], "again": "x",
+                      "__proto_": {"polluted": True}}
+    assert "ExtType" not in json.dumps(m.data)
+
+
+def test_a_later_undefined_key_hides_the_earlier_one(tmp_path: Path) -> None:
+    # {"a": "seen", "a": undefined}: the object RisuAI builds has a === undefined
+    body = b"\x83\xa4name\xa1d\xa1a\xa4seen\xa1a\xd4\x00\x00"
+    (m,) = read_path(_preset_file(tmp_path, body))
+    assert m.data == {"name": "d"}
+
+
+def test_an_undefined_preset_field_falls_back_to_pres(tmp_path: Path) -> None:
+    # RisuAI: decoded.preset ?? decoded.pres -- an undefined preset is passed over
+    sealed = AESGCM(risup.KEY).encrypt(risup.IV, msgpack.packb(PRESET), None)
+    env = msgpack.packb({"presetVersion": 2, "type": "preset", "preset": UNDEF,
+                         "pres": sealed}, use_bin_type=True)
+    p = tmp_path / "pres.risupreset"
+    p.write_bytes(_gzip(env))
+    (m,) = read_path(p)
+    assert m.data == PRESET
+
+
+@pytest.mark.parametrize("ext, seen", [
+    (msgpack.ExtType(0x73, b"\x00"), "a Set"),
+    (msgpack.ExtType(0x72, b"\x40"), "a record definition"),
+    (msgpack.ExtType(0x65, b"\x00"), "an Error"),
+    (msgpack.ExtType(0x62, b"\x00\x00\x00\x00"), "bundled strings"),
+    (msgpack.Timestamp(0), "a Date"),
+    (msgpack.ExtType(5, b"abc"), "refuses it"),
+])
+def test_an_extension_msgpackr_reads_otherwise_is_one_line(tmp_path: Path, ext: object,
+                                                           seen: str) -> None:
+    for p in (_preset_file(tmp_path, {"name": "e", "x": [ext]}),
+              _preset_file(tmp_path, PRESET, {"note": ext})):
+        with pytest.raises(FormatError) as ei:
+            read_path(p)
+        assert ei.value.code == "risup-extension" and seen in ei.value.why
+        r = run_cli("inspect", str(p))
+        assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1
+        assert "risup-extension" in r.stderr and "Traceback" not in r.stderr

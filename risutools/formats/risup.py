@@ -112,14 +112,41 @@ def _not_msgpack(what: str, why: str) -> FormatError:
     return FormatError(Code.RISUP_NOT_MSGPACK, f"{what} {why}")
 
 
+#: the msgpack extension tags (fixext 1-16, ext 8/16/32): their type byte follows the tag
+#: and the length field
+_EXT_TAGS = frozenset((0xD4, 0xD5, 0xD6, 0xD7, 0xD8, 0xC7, 0xC8, 0xC9))
+#: msgpack extension type -> what RisuAI's reader (msgpackr 1.10.1 ``decode``) makes of it;
+#: type 0 is ``undefined`` (msgpackr writes every undefined value so), read here as JSON
+#: writes it; any other type is not read (msgpackr refuses a type it does not know)
+MSGPACKR_EXTENSIONS = {
+    0x42: "a BigInt", 0x62: "bundled strings (the bytes after it read otherwise)",
+    0x65: "an Error built from the value after it", 0x69: "a structured-clone object",
+    0x70: "a structured-clone reference", 0x72: "a record definition (the values after it, "
+    "and later small integers, read as records)", 0x73: "a Set built from the value after it",
+    0x74: "a typed array", 0x78: "a RegExp built from the value after it", 0xFF: "a Date",
+}  # fmt: skip
+
+
+def _extension(data: bytes, at: int, what: str) -> None:
+    """Refuse the extension whose type byte is at ``at`` unless it is ``undefined`` (0):
+    msgpack-python would give its bytes where RisuAI's reader reads a value of its own,
+    or other bytes altogether (a record, a Set...), or refuses it."""
+    if at >= len(data) or data[at] == 0:
+        return  # (a type byte past the end: the walk's truncation refusal names it)
+    kind = data[at]
+    seen = MSGPACKR_EXTENSIONS.get(kind)
+    reads = f"reads it as {seen}" if seen else "refuses it (a type it does not know)"
+    raise FormatError(Code.RISUP_EXTENSION,
+                      f"{what} holds msgpack extension type {kind} (0x{kind:02x}) at byte "
+                      f"{at}: RisuAI's reader (msgpackr) {reads}; refused")
+
+
 def msgpack_shape(data: bytes, what: str, max_items: int = MAX_MSGPACK_ITEMS) -> None:
     """Walk one msgpack value without building it: bounded count, depth and lengths.
 
-    Linear in the values walked and stops at ``max_items``; every
-    declared length (string, binary, array, map) is checked against the bytes
-    left, so no container can ask for more slots than the data could fill.
-    Raises ``too-large``, ``json-too-deep`` or ``risup-not-msgpack``.
-    """
+    Linear in the values walked, stops at ``max_items``; every declared length is checked
+    against the bytes left (no container asks for more slots than the data could fill).
+    Raises ``too-large``, ``json-too-deep``, ``risup-not-msgpack``, ``risup-extension``."""
     n = len(data)
     p = 0
     items = 0
@@ -147,6 +174,8 @@ def msgpack_shape(data: bytes, what: str, max_items: int = MAX_MSGPACK_ITEMS) ->
             if typed is None:
                 raise _not_msgpack(what, f"is not valid msgpack (byte 0x{b:02x} at {p - 1})")
             skip, k, after, per = typed
+            if b in _EXT_TAGS:  # (its type byte follows the length field, if any)
+                _extension(data, p + k, what)
             if k:  # a length field, then the payload or the container's values
                 size = int.from_bytes(data[p : p + k], "big")
                 p += k
@@ -160,9 +189,8 @@ def msgpack_shape(data: bytes, what: str, max_items: int = MAX_MSGPACK_ITEMS) ->
             raise _not_msgpack(what, f"is truncated (a length at {p})")
         if count > 0:
             if count > n - p:
-                raise _not_msgpack(
-                    what, f"declares a container of {count} values with {n - p} bytes left"
-                )
+                raise _not_msgpack(what, f"declares a container of {count} values with "
+                                         f"{n - p} bytes left")
             stack.append(expected)
             if len(stack) > MAX_DEPTH:
                 raise FormatError(Code.JSON_TOO_DEEP,
@@ -191,6 +219,7 @@ def _unpack(data: bytes, what: str) -> Any:
             max_map_len=min(n, MAX_MSGPACK_ITEMS),
             max_ext_len=n,
             object_pairs_hook=_js_object,
+            ext_hook=_ext_hook,
         )
     except TypeError:  # (the one TypeError: a map or an array as a map's key)
         raise FormatError(Code.RISUP_NOT_MSGPACK, f"{what} has a map whose key is a map or an "
@@ -199,13 +228,45 @@ def _unpack(data: bytes, what: str) -> Any:
         raise FormatError(Code.RISUP_NOT_MSGPACK, f"{what} is not valid msgpack: {exc}") from None
 
 
+class _Undefined:
+    """JavaScript's ``undefined``: msgpack extension type 0, as msgpackr reads (and writes)
+    it."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:  # (String(undefined), the name of a key that is undefined)
+        return "undefined"
+
+
+UNDEFINED = _Undefined()
+
+
+def _ext_hook(code: int, data: bytes) -> Any:
+    """msgpack extension type 0 is ``undefined`` (:func:`msgpack_shape` refused the rest)."""
+    if code != 0:
+        raise ValueError(f"msgpack extension type {code}")
+    return UNDEFINED
+
+
+def _type_name(value: Any) -> str:
+    return "undefined" if value is UNDEFINED else json_type_name(value, "a map")
+
+
 def _js_object(pairs: list[tuple[Any, Any]]) -> dict[str, Any]:
     """A decoded map as RisuAI's object holds it: each key as JavaScript names a property
-    (:func:`~risutools.jsontypes.js_key`), the last of two keys of one name kept (in a
-    Python dict ``True`` and ``1.0`` would be one key before they were named)."""
+    (:func:`~risutools.jsontypes.js_key`; ``__proto__`` is ``__proto_``, as msgpackr names
+    it), the last of two keys of one name kept (in a Python dict ``True`` and ``1.0`` would
+    be one key before they were named), and a key whose value is ``undefined`` left out, as
+    ``JSON.stringify`` leaves it out (``preset ?? pres`` passes over it, too)."""
     if any(isinstance(k, (list, tuple, dict)) for k, _ in pairs):
         raise TypeError("a map or an array as a key")  # (refused: :func:`_unpack`)
-    return {js_key(k): v for k, v in pairs}
+    out = {}
+    for k, v in pairs:
+        name = js_key(k)
+        out["__proto_" if name == "__proto__" else name] = v
+    if any(v is UNDEFINED for v in out.values()):
+        return {k: v for k, v in out.items() if v is not UNDEFINED}
+    return out
 
 
 def decode_preset(blob: bytes, *, rpacked: bool) -> dict[str, Any]:
@@ -258,7 +319,7 @@ def read_preset(box: list[bytes], *, rpacked: bool) -> tuple[dict[str, Any], lis
         del plain
         if not isinstance(preset, dict):
             raise FormatError(Code.RISUP_BAD_STRUCTURE,
-                              f"decrypted preset is {json_type_name(preset, 'a map')}, not a map")
+                              f"decrypted preset is {_type_name(preset)}, not a map")
         nonfinite: list[int] = []
         out = _jsonable(preset, 0, nonfinite)
     assert isinstance(out, dict)
@@ -285,7 +346,7 @@ def _shown(value: Any) -> str:
             return str(value)
     if isinstance(value, (bytes, bytearray)):
         return f"a binary of {len(value)} bytes"
-    return json_type_name(value, "a map")
+    return _type_name(value)
 
 
 def _sealed(envelope: Any) -> tuple[str, bytes]:
@@ -294,7 +355,7 @@ def _sealed(envelope: Any) -> tuple[str, bytes]:
     'preset'``, ``preset ?? pres``)."""
     if not isinstance(envelope, dict):
         raise FormatError(Code.RISUP_BAD_STRUCTURE,
-                          f"preset envelope is {json_type_name(envelope, 'a map')}, not a map",
+                          f"preset envelope is {_type_name(envelope)}, not a map",
                           where="envelope")
     if envelope.get("type") != "preset":
         raise FormatError(
@@ -353,7 +414,10 @@ def _jsonable(value: Any, depth: int, nonfinite: list[int]) -> Any:
         return None
     if value is None or isinstance(value, (str, int, bool)):
         return value
-    return str(value)  # msgpack ExtType / Timestamp: kept as text
+    if value is UNDEFINED:  # (an array's element: JSON.stringify writes null)
+        return None
+    raise FormatError(Code.RISUP_EXTENSION,  # (msgpack_shape refuses every extension first)
+                      f"preset holds a {type(value).__name__}, which JSON has no value for")
 
 
 def _nonfinite_pointers(raw: Any) -> list[str]:
