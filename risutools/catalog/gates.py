@@ -403,8 +403,9 @@ def replay(ctx: GateContext) -> tuple[str, str]:
 @check("G7", "error", "promotion", "conflict", targets=lifecycle.APPROVED)
 def conflict(ctx: GateContext) -> tuple[str, str]:
     """No conflict with an active or promoted component (either side's conflicts names what the
-    other provides); it fails "cannot tell" while a component may be unseen: a catalog file
-    or a log line that cannot be read, or one the log says is live with no document read.
+    other provides), live by its document or by the log's last line for it; it fails
+    "cannot tell" while a component may be unseen: a catalog file or a log line that cannot
+    be read, or one the log says is live with no document read.
 
     Why: Two conflicting components approved together would both be switched on.
 
@@ -413,7 +414,7 @@ def conflict(ctx: GateContext) -> tuple[str, str]:
     if hits:
         o, c = hits[0]
         return FAIL, (f"conflicts with {o.component_id} ({o.review_status}, "
-                      f"{o.runtime_status}) over {c!r}")
+                      f"{o.runtime_status}){ctx.graph.by_log(o)} over {c!r}")
     if (blind := _blind(ctx)) is not None:
         return FAIL, blind
     return PASS, "no conflict with an active or promoted component"
@@ -495,9 +496,10 @@ def review_status(ctx: GateContext) -> tuple[str, str]:
 
 @check("G12", "error", "promotion", "active-conflict", targets=(lifecycle.ACTIVE,))
 def active_conflict(ctx: GateContext) -> tuple[str, str]:
-    """No conflict with an active component; it fails "cannot tell" while an active component
-    may be unseen (a catalog file or a log line that cannot be read, or one the log says is
-    active with no document read).
+    """No conflict with an active component (active by its document or by the log's last
+    switch); it fails "cannot tell" while an active component may be unseen (a catalog file
+    or a log line that cannot be read, or one the log says is active with no document
+    read).
 
     Why: Two conflicting components active together break each other.
 
@@ -506,7 +508,8 @@ def active_conflict(ctx: GateContext) -> tuple[str, str]:
     hits = ctx.graph.conflicts_with(ctx.entry, "active")
     if hits:
         o, c = hits[0]
-        return FAIL, f"conflicts with the active component {o.component_id} over {c!r}"
+        return FAIL, (f"conflicts with the active component {o.component_id}"
+                      f"{ctx.graph.by_log(o)} over {c!r}")
     if (blind := _blind(ctx, "active")) is not None:
         return FAIL, blind
     return PASS, "no conflict with an active component"
@@ -514,9 +517,10 @@ def active_conflict(ctx: GateContext) -> tuple[str, str]:
 
 @check("G13", "error", "promotion", "exclusive", targets=(lifecycle.ACTIVE,))
 def exclusive(ctx: GateContext) -> tuple[str, str]:
-    """No second active provider of an exclusive capability; n/a when the component provides
-    none; it fails "cannot tell" while an active component may be unseen (a catalog file or
-    a log line that cannot be read, or one the log says is active with no document read).
+    """No second active provider (by its document or by the log's last switch) of an exclusive
+    capability; n/a when the component provides none; it fails "cannot tell" while an
+    active component may be unseen (a catalog file or a log line that cannot be read, or
+    one the log says is active with no document read).
 
     Why: An exclusive capability (one context cutter, say) has one provider at a time.
 
@@ -525,8 +529,8 @@ def exclusive(ctx: GateContext) -> tuple[str, str]:
     hits = ctx.graph.exclusive_rivals(ctx.entry)
     if hits:
         o, c = hits[0]
-        return FAIL, (f"{o.component_id} is already an active provider of the exclusive "
-                      f"capability {c!r}; deactivate it first")
+        return FAIL, (f"{o.component_id}{ctx.graph.by_log(o)} is already an active "
+                      f"provider of the exclusive capability {c!r}; deactivate it first")
     mine = [c for c in ctx.entry.caps("provides") if c in ctx.graph.exclusive]
     if not mine:
         return NA, "provides no exclusive capability"

@@ -56,8 +56,14 @@ def is_live(e: Entry) -> bool:
 class Graph:
     """Indexes over a list of entries (built once per command)."""
 
-    def __init__(self, entries: Iterable[Entry]) -> None:
+    def __init__(self, entries: Iterable[Entry],
+                 logged: dict[str, tuple[str, int]] | None = None) -> None:
         self.entries = list(entries)
+        #: the components ``transitions.ndjson`` says are live (:func:`log_live`): one is
+        #: live (or active) by the log's word as by its document's, so a document that says
+        #: less than its last line (an activation cut short before the document was written,
+        #: a status edited back by hand) hides nothing from a gate
+        self.logged = logged or {}
         self.providers: dict[str, list[Entry]] = {}
         self.conflicters: dict[str, list[Entry]] = {}
         for e in self.entries:
@@ -93,10 +99,30 @@ class Graph:
         return [c for c in e.caps("requires")
                 if not host_provided(c) and not self.live_providers(c, besides=e)]
 
+    def active(self, e: Entry) -> bool:
+        """Active by its document, or by the log's last switch (:attr:`logged`)."""
+        return is_active(e) or self.logged.get(e.component_id, ("",))[0] == "active"
+
+    def live(self, e: Entry) -> bool:
+        """Live by its document, or by the log (:attr:`logged`)."""
+        return is_live(e) or e.component_id in self.logged
+
+    def by_log(self, e: Entry) -> str:
+        """`` (active by transitions.ndjson line N, its document says inactive)`` when the
+        log makes ``e`` live where its document does not (``""`` otherwise): said with a
+        gate's verdict naming it."""
+        state, n = self.logged.get(e.component_id, ("", 0))
+        if not state or (is_active(e) if state == "active" else is_live(e)):
+            return ""
+        said = e.runtime_status if state == "active" else e.review_status
+        return (f" ({state} by transitions.ndjson line {n}, its document says "
+                f"{said or '(none)'})")
+
     def conflicts_with(self, e: Entry, pool: str = "live") -> list[tuple[Entry, str]]:
         """(other, capability) pairs: ``e`` conflicts with what other provides, or other
-        conflicts with what ``e`` provides; ``pool`` live (active or promoted) or active."""
-        keep = is_live if pool == "live" else is_active
+        conflicts with what ``e`` provides; ``pool`` live (active or promoted) or active,
+        by its document or by the log (:attr:`logged`)."""
+        keep = self.live if pool == "live" else self.active
         out: list[tuple[Entry, str]] = []
         seen: set[tuple[int, str]] = set()
         for c in e.caps("conflicts"):
@@ -112,9 +138,10 @@ class Graph:
         return out
 
     def exclusive_rivals(self, e: Entry) -> list[tuple[Entry, str]]:
-        """Other active providers of an exclusive capability ``e`` provides."""
+        """Other active providers (by document or log) of an exclusive capability ``e``
+        provides."""
         return [(o, c) for c in e.caps("provides") if c in self.exclusive
-                for o in self.providers.get(c, ()) if is_active(o) and not _same(o, e)]
+                for o in self.providers.get(c, ()) if self.active(o) and not _same(o, e)]
 
 
 def _same(a: Entry, b: Entry | None) -> bool:
@@ -188,8 +215,10 @@ def gate_neighbours(cat: Catalog, entry: Entry, log: CatalogLog | None = None, *
         ids = id_needles(lost)
         more = cat.entries() if ids is None else cat.entries_where(ids.may_hold)
         problems += cat.load_problems
+        found = [e for e in more if e.component_id in live and e.component_id not in have]
+        seen = [*seen, *found]  # (live by the log: in the graph, whatever they say)
         have |= {e.component_id for e in more}
-    graph = Graph(seen)
+    graph = Graph(seen, live)
     graph.unseen = blind_spots(problems, {c: live[c] for c in lost if c not in have}, log)
     return graph
 
@@ -198,9 +227,10 @@ def whole_graph(entries: list[Entry], problems: Iterable[Finding], log: CatalogL
                 ) -> Graph:
     """A graph of every document the catalog read (``problems``: what it could not), with
     what it may leave out (:func:`blind_spots`): the review's, whose board runs the gates."""
-    graph = Graph(entries)
+    live = log_live(log)
+    graph = Graph(entries, live)
     have = {e.component_id for e in entries}
-    lost = {c: v for c, v in log_live(log).items() if c not in have}
+    lost = {c: v for c, v in live.items() if c not in have}
     graph.unseen = blind_spots(problems, lost, log)
     return graph
 

@@ -1,0 +1,126 @@
+"""The eleventh pass over the catalog (stop 65): what the gates that read other components
+(G7, G12, G13) count as live.
+
+The graph they read took each component's state from its document alone.  A document that
+says less than the log's last line for it -- an ``activate`` killed after its log line and
+before its document was written (the write-ahead order of the one write path), or a status
+edited back by hand -- left a component the log says is active out of the active pool, and
+a rival provider of an exclusive capability (or a component conflicting with it) passed
+G13/G12 and was switched on beside it.  Now a component is live (active) when its document
+or the log says so, and the verdict names the log line.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from harness import switch
+from test_catalog_support import (
+    CUTTER,
+    approve_and_promote,
+    doc_path,
+    fresh_catalog,
+    to_promoted,
+)
+
+from risutools.catalog.catalog import Catalog
+from risutools.catalog.promote import plan
+from risutools.catalog.review import review_catalog
+
+RIVAL = "module.risu.174678332.rival-cutter"
+FOE = "module.risu.174678332.cutter-foe"
+
+
+def _other(cat: Path, cid: str, name: str, **caps: list[str]) -> None:
+    """A promoted, inactive copy of the cutter under another id (its capabilities
+    replaced by ``caps`` where given)."""
+    doc = json.loads(doc_path(cat, CUTTER).read_text("utf-8"))
+    doc["component_id"] = cid
+    doc["provenance"]["runtime_status"] = "inactive"
+    doc["capabilities"].update(caps)
+    (cat / name).write_text(json.dumps(doc, ensure_ascii=False), "utf-8")
+
+
+@pytest.fixture
+def cut_short(tmp_path_factory: pytest.TempPathFactory, tmp_path: Path) -> Path:
+    """The cutter promoted, then activated by a process killed between the log's line and
+    the document: transitions.ndjson says active, the document still says inactive."""
+    c = fresh_catalog(tmp_path_factory, tmp_path)
+    to_promoted(c)
+    before = doc_path(c, CUTTER).read_bytes()
+    assert switch(CUTTER, "active", "runtime", False, False, str(c)) == 0
+    doc_path(c, CUTTER).write_bytes(before)  # (the line written, the document not)
+    _other(c, RIVAL, "rival.json")
+    _other(c, FOE, "foe.json", provides=["context.protected_roles"],
+           conflicts=["context.token_budget"])
+    return c
+
+
+def _verdicts(cat: Path, cid: str) -> dict[str, tuple[str, str]]:
+    c = Catalog.open(cat)
+    p = plan(c, c.resolve(cid), "active", kind="runtime")
+    return {v.gate: (v.verdict, v.reason) for v in p.verdicts}
+
+
+def test_the_logs_active_provider_fails_exclusive(cut_short: Path) -> None:
+    v = _verdicts(cut_short, RIVAL)
+    assert v["exclusive"][0] == "fail", v["exclusive"]
+    assert CUTTER in v["exclusive"][1]
+    assert "active by transitions.ndjson line 4, its document says inactive" in \
+        v["exclusive"][1]
+
+
+def test_the_logs_active_component_fails_active_conflict(cut_short: Path) -> None:
+    v = _verdicts(cut_short, FOE)
+    assert v["active-conflict"][0] == "fail", v["active-conflict"]
+    assert CUTTER in v["active-conflict"][1] and "transitions.ndjson line 4" in \
+        v["active-conflict"][1]
+
+
+def test_the_logs_promoted_component_fails_conflict(tmp_path_factory: pytest.TempPathFactory,
+                                                   tmp_path: Path) -> None:
+    """The cutter promoted by a process killed between the log's line and the document
+    (the log says promoted, the document approved): a pending component conflicting with
+    what the cutter provides fails the conflict gate of its approval, in promote's plan and
+    on the review's board."""
+    c = fresh_catalog(tmp_path_factory, tmp_path)
+    approve_and_promote(c, CUTTER, "request_review", "pending_human_review")
+    approve_and_promote(c, CUTTER, "approve", "approved")
+    before = doc_path(c, CUTTER).read_bytes()
+    approve_and_promote(c, CUTTER, "promote", "promoted")
+    doc_path(c, CUTTER).write_bytes(before)  # (the line written, the document not)
+    _other(c, FOE, "foe.json", provides=["context.protected_roles"],
+           conflicts=["context.token_budget"])
+    foe = json.loads((c / "foe.json").read_text("utf-8"))
+    foe["provenance"]["review_status"] = "pending_human_review"
+    (c / "foe.json").write_text(json.dumps(foe), "utf-8")
+    cat = Catalog.open(c)
+    got = {v.gate: (v.verdict, v.reason)
+           for v in plan(cat, cat.resolve(FOE), "approved").verdicts}
+    assert got["conflict"][0] == "fail", got["conflict"]
+    assert "promoted by transitions.ndjson line 3, its document says approved" in \
+        got["conflict"][1]
+    rv = review_catalog(Catalog.open(c))
+    row = next(r for r in rv.data["board"] if r["component_id"] == FOE)
+    gates = {g["gate"]: g for g in row["gates"]}
+    assert gates["conflict"]["verdict"] == "fail", gates["conflict"]
+    assert "transitions.ndjson line 3" in gates["conflict"]["reason"]
+
+
+def test_the_cut_short_activation_itself_still_completes(cut_short: Path) -> None:
+    v = _verdicts(cut_short, CUTTER)
+    assert all(verdict != "fail" for verdict, _ in v.values()), v
+    assert switch(CUTTER, "active", "runtime", False, False, str(cut_short)) == 0
+    doc = json.loads(doc_path(cut_short, CUTTER).read_text("utf-8"))
+    assert doc["provenance"]["runtime_status"] == "active"
+
+
+def test_a_document_agreeing_with_the_log_reads_as_before(cut_short: Path) -> None:
+    assert switch(CUTTER, "active", "runtime", False, False, str(cut_short)) == 0
+    v = _verdicts(cut_short, RIVAL)
+    assert v["exclusive"][0] == "fail" and "transitions.ndjson" not in v["exclusive"][1]
+    assert switch(CUTTER, "inactive", "runtime", False, False, str(cut_short)) == 0
+    v = _verdicts(cut_short, RIVAL)
+    assert v["exclusive"][0] == "pass" and v["active-conflict"][0] == "pass"
