@@ -13,10 +13,13 @@ or the log says so, and the verdict names the log line.
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
+import test_action
 from harness import switch
+from test_action import _check, _results, needs_git
 from test_catalog_support import (
     CUTTER,
     approve_and_promote,
@@ -29,6 +32,8 @@ from risutools.catalog.catalog import Catalog
 from risutools.catalog.promote import plan
 from risutools.catalog.review import review_catalog
 
+runner = test_action.runner  # (the action's fixtures: a workspace, a base and its clone)
+repo = test_action.repo
 RIVAL = "module.risu.174678332.rival-cutter"
 FOE = "module.risu.174678332.cutter-foe"
 
@@ -124,3 +129,32 @@ def test_a_document_agreeing_with_the_log_reads_as_before(cut_short: Path) -> No
     assert switch(CUTTER, "inactive", "runtime", False, False, str(cut_short)) == 0
     v = _verdicts(cut_short, RIVAL)
     assert v["exclusive"][0] == "pass" and v["active-conflict"][0] == "pass"
+
+
+# --------------------------------------------------------------------------- the action's pins
+# With ``base-ref``, the action looked the log (and the configuration) up on the base branch
+# under ``path`` as given: an absolute path (``${{ github.workspace }}/cat``) is no name in
+# a git tree, so the base branch "had no log" -- an empty base log that every rewritten log
+# extends -- and "no configuration" -- the defaults: the pins were silently dropped.
+
+
+@needs_git
+@pytest.mark.parametrize("spelling", ["absolute", "dotted"])
+def test_the_action_pins_the_log_whatever_the_paths_spelling(runner: Path, repo: Path,
+                                                             spelling: str) -> None:
+    shutil.copytree(runner / "snap", repo / "cat", dirs_exist_ok=True)  # (a rollback)
+    path = str(repo / "cat") if spelling == "absolute" else "./cat/../cat/."
+    code, out, err = _check(runner, repo, path=path, **{"base-ref": "main"})
+    assert code == 0 and out["exit-code"] == "1", err
+    assert "no transition log" not in err and "no configuration" not in err, err
+    assert [r for r in _results(repo) if r["ruleId"] == "MC306"]
+
+
+@needs_git
+@pytest.mark.parametrize("path", ["/", "..", "cat/../..", "{elsewhere}"])
+def test_a_path_outside_the_working_folder_cannot_be_pinned(runner: Path, repo: Path,
+                                                            path: str) -> None:
+    path = path.format(elsewhere=runner / "snap")
+    code, out, err = _check(runner, repo, path=path, **{"base-ref": "main"})
+    assert code == 2 and out == {}, err
+    assert "is not inside the working folder" in err, err
