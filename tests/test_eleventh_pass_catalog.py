@@ -158,3 +158,23 @@ def test_a_path_outside_the_working_folder_cannot_be_pinned(runner: Path, repo: 
     code, out, err = _check(runner, repo, path=path, **{"base-ref": "main"})
     assert code == 2 and out == {}, err
     assert "is not inside the working folder" in err, err
+
+
+@needs_git
+@pytest.mark.parametrize("what", ["subfolder", "document"])
+def test_the_action_pins_the_log_of_the_catalog_a_path_is_in(runner: Path, repo: Path,
+                                                            what: str) -> None:
+    """``path`` naming a subfolder of the catalog, or one of its documents: the catalog's
+    own log is pinned (risutools checks that log), never "no log on the base branch"."""
+    shutil.copytree(runner / "snap", repo / "cat", dirs_exist_ok=True)  # (a rollback)
+    doc = "module.risu.174678332.context-cutter.json"
+    if what == "subfolder":
+        (repo / "cat" / "docs").mkdir()
+        (repo / "cat" / doc).rename(repo / "cat" / "docs" / doc)
+        path = "cat/docs"
+    else:
+        path = f"cat/{doc}"
+    code, out, err = _check(runner, repo, path=path, **{"base-ref": "main"})
+    assert "no transition log" not in err, err
+    assert code == 0 and out["exit-code"] == "1", err
+    assert [r for r in _results(repo) if r["ruleId"] == "MC306"]
