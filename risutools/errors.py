@@ -37,7 +37,9 @@ class Code:
         "(a folder where an output file must go too)")
     NOT_A_DIRECTORY = _code("not-a-directory",
         "a path that exists but is not a folder where a folder was expected (an input or "
-        "output folder, or a file above an output path: `-o notes.txt/out.json`)")
+        "output folder, or a file above an output path: `-o notes.txt/out.json`), or a "
+        "catalog's own folder a command writes into (facts/, approvals/, notes/, replays/, "
+        ".risutools-cache/) that is a symbolic link, even to a folder inside")
     UNREADABLE = _code("unreadable", "the operating system refused to open or read the file")
     TOO_LARGE = _code("too-large",
         "past a documented bound (file size, JSON containers/values, msgpack values, asset "

@@ -335,6 +335,24 @@ def check_inside(root: str | os.PathLike[str], path: str | os.PathLike[str],
                       f"writes only inside {what}", path=shown)
 
 
+def own_folder(root: str | os.PathLike[str], path: str | os.PathLike[str], what: str,
+               inside: str = "the catalog") -> None:
+    """A folder of the catalog's own that a command writes files into (``facts/``,
+    ``approvals/``, ``notes/``, ``replays/``, the ingest cache's): inside ``root``
+    (:func:`check_inside`, ``outside-catalog``) and no symbolic link, not even one to a
+    folder inside (``not-a-directory``): through a link its files would land among files
+    of another kind (``facts -> .`` wrote each facts summary over its document, an
+    ``approvals -> .`` record would be read as a document).  Where nothing is there yet,
+    the command makes the folder."""
+    check_inside(root, path, inside)
+    if os.path.islink(path):
+        raise RisuError(Code.NOT_A_DIRECTORY, f"{what}{_link_note(path)} is not a folder of "
+                        f"its own in {inside}; its files are written only into a real "
+                        "folder, never through a link (they would land among files of "
+                        "another kind); make it a folder (nothing written)",
+                        path=show_name(os.fspath(path)))
+
+
 def enters(root: str | os.PathLike[str], path: str | os.PathLike[str]) -> bool:
     """Whether ``path``, followed one name at a time as written (from the current folder
     when relative), is at some point ``root`` or below it: a path that goes through the

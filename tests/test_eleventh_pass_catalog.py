@@ -18,13 +18,15 @@ from pathlib import Path
 
 import pytest
 import test_action
-from harness import switch
+from harness import FIXTURES, switch
 from test_action import _check, _results, needs_git
 from test_catalog_support import (
     CUTTER,
+    MOOD,
     approve_and_promote,
     doc_path,
     fresh_catalog,
+    run,
     to_promoted,
 )
 
@@ -34,6 +36,7 @@ from risutools.catalog.review import review_catalog
 
 runner = test_action.runner  # (the action's fixtures: a workspace, a base and its clone)
 repo = test_action.repo
+SOURCES = FIXTURES / "sources"
 RIVAL = "module.risu.174678332.rival-cutter"
 FOE = "module.risu.174678332.cutter-foe"
 
@@ -178,3 +181,96 @@ def test_the_action_pins_the_log_of_the_catalog_a_path_is_in(runner: Path, repo:
     assert "no transition log" not in err, err
     assert code == 0 and out["exit-code"] == "1", err
     assert [r for r in _results(repo) if r["ruleId"] == "MC306"]
+
+
+# --------------------------------------------------------------------------- own folders
+# The catalog's own folders a command writes files into (facts/, approvals/, notes/,
+# replays/, .risutools-cache/) were refused only when they led out of the catalog: a link
+# to a folder inside was written through.  ``facts -> .`` (a pull request can commit one)
+# made the next ingest write each component's facts summary over its document; an
+# ``approvals -> .`` record, a ``replays -> .`` report or a ``notes -> .`` scaffold landed
+# among the documents, read as documents.  Now such a folder must be a folder of its own:
+# a link, wherever it leads, is refused (``not-a-directory``, one line, exit 2), nothing
+# written.
+
+
+def _files(cat: Path) -> dict[str, bytes]:
+    return {p.relative_to(cat).as_posix(): p.read_bytes()
+            for p in sorted(cat.rglob("*")) if p.is_file() and not p.is_symlink()}
+
+
+def _link_home(cat: Path, name: str, to: str) -> None:
+    folder = cat / name
+    if folder.is_dir() and not folder.is_symlink():
+        shutil.rmtree(folder)
+    folder.symlink_to(to, target_is_directory=True)
+
+
+def _one_line(stderr: str) -> str:
+    lines = [x for x in stderr.splitlines() if x.strip()]
+    assert len(lines) == 1, stderr
+    return lines[0]
+
+
+@pytest.mark.parametrize(("name", "to"), [("facts", "."), ("facts", "sub"),
+                                          (".risutools-cache", "."),
+                                          (".risutools-cache", "facts")])
+def test_ingest_never_writes_through_a_link_to_a_folder_inside(
+        tmp_path_factory: pytest.TempPathFactory, tmp_path: Path, name: str, to: str) -> None:
+    c = fresh_catalog(tmp_path_factory, tmp_path)
+    (c / "sub").mkdir()
+    _link_home(c, name, to)
+    before = _files(c)
+    r = run("ingest", str(SOURCES), "-o", str(c), "-q", "-j", "1", cwd=tmp_path)
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    line = _one_line(r.stderr)
+    assert "not-a-directory" in line and f"{name}/" in line and "symbolic link" in line
+    assert _files(c) == before  # (no document, no facts, no cache written anywhere)
+
+
+@pytest.mark.parametrize("to", [".", "notes", "replays"])
+def test_approve_never_writes_through_a_link_to_a_folder_inside(
+        tmp_path_factory: pytest.TempPathFactory, tmp_path: Path, to: str) -> None:
+    c = fresh_catalog(tmp_path_factory, tmp_path)
+    _link_home(c, "approvals", to)
+    before = _files(c)
+    r = run("approve", CUTTER, "--action", "request_review", "--reviewer", "kim",
+            "--catalog", str(c), cwd=tmp_path)
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    assert "not-a-directory" in _one_line(r.stderr) and "approvals/" in r.stderr
+    assert _files(c) == before
+
+
+def test_notes_init_never_writes_through_a_link_to_a_folder_inside(
+        tmp_path_factory: pytest.TempPathFactory, tmp_path: Path) -> None:
+    c = fresh_catalog(tmp_path_factory, tmp_path)
+    (c / "elsewhere-in").mkdir()
+    _link_home(c, "notes", "elsewhere-in")
+    before = _files(c)
+    r = run("notes", "init", MOOD, "--catalog", str(c), cwd=tmp_path)
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    assert "not-a-directory" in _one_line(r.stderr) and "notes/" in r.stderr
+    assert _files(c) == before
+
+
+def test_replay_update_never_writes_through_a_link_to_a_folder_inside(
+        tmp_path_factory: pytest.TempPathFactory, tmp_path: Path) -> None:
+    c = fresh_catalog(tmp_path_factory, tmp_path)
+    _link_home(c, "replays", ".")
+    before = _files(c)
+    r = run("replay", "run", str(doc_path(c, CUTTER)), "--fixture",
+            str(FIXTURES / "replay" / "anchor-edit.yaml"), "--update", cwd=tmp_path)
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    assert "not-a-directory" in _one_line(r.stderr) and "replays/" in r.stderr
+    assert _files(c) == before
+
+
+def test_real_folders_are_written_as_before(tmp_path_factory: pytest.TempPathFactory,
+                                            tmp_path: Path) -> None:
+    c = fresh_catalog(tmp_path_factory, tmp_path)
+    r = run("ingest", str(SOURCES), "-o", str(c), "-q", "-j", "1", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    r = run("approve", CUTTER, "--action", "request_review", "--reviewer", "kim",
+            "--catalog", str(c), cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert list((c / "approvals").glob("*.yaml"))

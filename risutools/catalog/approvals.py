@@ -439,8 +439,9 @@ def dump_record(record: dict[str, Any]) -> bytes:
 def record_path(cat: Catalog, record: dict[str, Any]) -> Path:
     """``approvals/<component_id>--<action>--<base hex 12>[-n].yaml`` (never an existing
     name; the id as :func:`risutools.pathnames.id_file_stem` writes it), in an
-    ``approvals/`` that is inside the catalog (``outside-catalog`` otherwise)."""
-    cat.inside(cat.approvals_dir, "approvals/")
+    ``approvals/`` that is inside the catalog (``outside-catalog`` otherwise) and a folder of
+    its own, no link (``not-a-directory``: :meth:`Catalog.own_folder`)."""
+    cat.own_folder(cat.approvals_dir, "approvals/")
     cid = id_file_stem(record["component_id"])
     stem = f"{cid}--{record['action']}--{record['base_sha256'].removeprefix('sha256:')[:12]}"
     p = cat.approvals_dir / f"{stem}.yaml"

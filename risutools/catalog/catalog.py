@@ -49,7 +49,7 @@ from risutools.findings import Finding
 from risutools.pathnames import plain_id, real_path, search_start
 from risutools.printable import quoted
 from risutools.rowspool import pack, unpack
-from risutools.safeio import FileRefused, check_inside, require_folder
+from risutools.safeio import FileRefused, check_inside, own_folder, require_folder
 from risutools.settings import lifecycle
 from risutools.settings.catalog import FACTS_DIR, LOG_NAME, REPLAYS_DIR, CatalogSettings
 from risutools.settings.config import Settings, find_settings_file, load_settings_file
@@ -497,6 +497,13 @@ class Catalog:
         except FileRefused as exc:
             raise FileRefused(exc.code, f"{what}: {exc.why}" if what else exc.why,
                               path=exc.path) from None
+        return path
+
+    def own_folder(self, path: Path, what: str) -> Path:
+        """``path``, a folder of the catalog's own a command writes into, when it is inside
+        the catalog and no symbolic link (:func:`risutools.safeio.own_folder`); else
+        ``outside-catalog`` or ``not-a-directory`` (exit 2)."""
+        own_folder(self.root, path, what, f"the catalog {display_path(self.root)}")
         return path
 
     def rel(self, p: Path) -> str:

@@ -68,7 +68,7 @@ from risutools.fsio import display_path, sweep_temp_files, syncfs_available, wri
 from risutools.projection import post_id_from_name
 from risutools.projection.run import grades
 from risutools.projection.text import check_lang
-from risutools.safeio import FoundFile, check_inside, require_folder
+from risutools.safeio import FoundFile, check_inside, own_folder, require_folder
 from risutools.settings.catalog import CACHE_DIR, FACTS_DIR, default_jobs
 from risutools.settings.config import Settings
 from risutools.targets import check_target, make_folder, os_error_line
@@ -496,9 +496,10 @@ def _prepare_catalog(out: Path) -> None:
         make_folder(out)
         with write_lock(out / NDJSON_NAME):
             pass
-        # the cache's folder: never a link leading elsewhere (what is swept, read and written
-        # there stays in the catalog)
-        check_inside(out, (out / CACHE_NAME).parent)
+        # the cache's folder: never a link (leading elsewhere, or to a folder of the
+        # catalog: what is swept, read and written there stays in a folder of its own)
+        own_folder(out, (out / CACHE_NAME).parent, f"{CACHE_DIR}/")
+        own_folder(out, out / FACTS_DIR, f"{FACTS_DIR}/")  # (refused before any document)
         sweep_temp_files((out / CACHE_NAME).parent)
     except OSError as exc:
         raise os_error_line(exc, out) from None

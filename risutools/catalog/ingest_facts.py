@@ -28,7 +28,7 @@ from risutools.fsio import (
     sync_filesystem,
     syncfs_available,
 )
-from risutools.safeio import FileRefused, check_inside, read_regular
+from risutools.safeio import FileRefused, own_folder, read_regular
 from risutools.settings.catalog import FACTS_DIR
 from risutools.targets import make_folder, os_error_line
 
@@ -52,7 +52,8 @@ def write_facts(result: IngestResult, out: Path, memo: IngestCache | None = None
     if not facts:
         return 0
     folder = out / FACTS_DIR
-    check_inside(out, folder)  # a facts/ that leads elsewhere is refused (one line, exit 2)
+    # a facts/ that leads elsewhere, or is a link at all, is refused (one line, exit 2)
+    own_folder(out, folder, f"{FACTS_DIR}/")
     # (the ones the cache verified are neither read nor written: a run with 10 changed
     # among 2,000 stages, sorts and looks at those 10 only)
     todo = {cid: job for cid, job in facts.items() if not _verified(*job)}

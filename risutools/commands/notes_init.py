@@ -43,7 +43,7 @@ def run(opts: Options) -> NotesWritten:
                           "file is named after its component", path=opts.component)
     with catalog_lock(cat):
         if os.path.lexists(cat.notes_dir):
-            cat.inside(cat.notes_dir, "notes/")
+            cat.own_folder(cat.notes_dir, "notes/")
         found = find_notes(cat.notes_dir, cid, **document_keys(entry.doc))
         if found is not None or os.path.lexists(target):
             have = cat.rel(found if found is not None else target)

@@ -37,7 +37,7 @@ from risutools.replay.run import (
 )
 from risutools.replay.spool import Spool
 from risutools.replay.verdicts import NOT_CHECKED, PASSED
-from risutools.safeio import check_inside
+from risutools.safeio import check_inside, own_folder
 from risutools.settings.catalog import REPLAYS_DIR
 from risutools.settings.config import find_settings_file, load_settings
 from risutools.settings.replay import ReplayConfig, load_replay_config
@@ -81,6 +81,8 @@ def default_report_path(component_path: Path, component_id: str, fixture_name: s
     # (a replays/ that is a link leading out of the document's folder is never written:
     # outside-catalog, one line; -o names a report anywhere, the user's word)
     check_inside(component_path.parent, out, "the document's folder")
+    # (nor one that is a link to a folder inside: a report there would be read as a document)
+    own_folder(component_path.parent, out.parent, f"{REPLAYS_DIR}/", "the document's folder")
     return out
 
 
