@@ -274,3 +274,19 @@ def test_real_folders_are_written_as_before(tmp_path_factory: pytest.TempPathFac
             "--catalog", str(c), cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     assert list((c / "approvals").glob("*.yaml"))
+
+
+@pytest.mark.parametrize("queue", [False, True])
+def test_packet_never_writes_through_a_link_to_a_folder_inside(
+        tmp_path_factory: pytest.TempPathFactory, tmp_path: Path, queue: bool) -> None:
+    """``packets -> .`` committed in the catalog, ``packet`` run from the catalog's folder
+    with its default ``-o packets``: the packet's JSON and Markdown went among the
+    documents (the JSON then read as a document that cannot be one)."""
+    c = fresh_catalog(tmp_path_factory, tmp_path)
+    _link_home(c, "packets", ".")
+    before = _files(c)
+    how = ["--queue", "packets", "--status", "candidate"] if queue else [CUTTER]
+    r = run("packet", *how, "--lane", "light", cwd=c)
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    assert "not-a-directory" in _one_line(r.stderr) and "packets" in r.stderr
+    assert _files(c) == before

@@ -97,8 +97,9 @@ def run(opts: Options) -> Packets:
 def _stays_in(cat: Catalog, out: Path) -> None:
     """A folder named through the catalog (the default ``packets`` run from the catalog's
     own folder; :func:`~risutools.safeio.enters`) must stay inside it once its links are
-    followed: a pull request can make ``packets`` a link to elsewhere (``outside-catalog``,
-    exit 2, nothing written).  A folder the user names outside the catalog is theirs,
-    written as named."""
+    followed, and be no link itself: a pull request can make ``packets`` a link to elsewhere
+    (``outside-catalog``) or to a folder of the catalog (``packets -> .`` wrote each packet's
+    JSON among the documents: ``not-a-directory``), exit 2, nothing written.  A folder the
+    user names outside the catalog is theirs, written as named."""
     if enters(cat.root, out):
-        cat.inside(out, "the packets' folder")
+        cat.own_folder(out, "the packets' folder")
