@@ -290,3 +290,44 @@ def test_packet_never_writes_through_a_link_to_a_folder_inside(
     assert r.returncode == 2, (r.stdout, r.stderr)
     assert "not-a-directory" in _one_line(r.stderr) and "packets" in r.stderr
     assert _files(c) == before
+
+
+# --------------------------------------------------------------------------- the board's path
+# The review board's "path to approved" said a part was done on a weaker test than the gate
+# that will judge it: the narrative "written" wherever the configuration turned MC600 off
+# (the contract gate checks it from approved on whatever the settings say), and the replay
+# "done" on the document's replay_status alone (G6 also wants a referenced, verified report
+# whose own verdict is passed).
+
+
+def _path(cat: Path, cid: str) -> dict[str, dict[str, str]]:
+    rv = review_catalog(Catalog.open(cat))
+    row = next(r for r in rv.data["board"] if r["component_id"] == cid)
+    return {p["part"]: p for p in row["path"]}
+
+
+def test_the_narrative_is_checked_where_the_configuration_turns_mc600_off(
+        tmp_path_factory: pytest.TempPathFactory, tmp_path: Path) -> None:
+    c = fresh_catalog(tmp_path_factory, tmp_path)
+    assert _path(c, MOOD)["narrative"]["state"] == "missing"
+    with (c / ".risutools.yaml").open("a", encoding="utf-8") as f:
+        f.write('rules:\n  MC600: "off"\n')
+    part = _path(c, MOOD)["narrative"]
+    assert part["state"] == "missing" and "MC600" in part["detail"], part
+    assert _path(c, CUTTER)["narrative"]["state"] == "done"  # (its notes write it)
+
+
+def test_a_passed_replay_status_without_its_report_is_not_done(
+        tmp_path_factory: pytest.TempPathFactory, tmp_path: Path) -> None:
+    c = fresh_catalog(tmp_path_factory, tmp_path)
+    assert _path(c, CUTTER)["replay"] == {"part": "replay", "state": "done",
+                                          "detail": "replay_status passed"}
+    doc = json.loads(doc_path(c, CUTTER).read_text("utf-8"))
+    refs = doc["provenance"]["source_refs"]
+    doc["provenance"]["source_refs"] = [r for r in refs
+                                        if not r["source_id"].startswith("replay:")]
+    assert len(doc["provenance"]["source_refs"]) == len(refs) - 1
+    doc_path(c, CUTTER).write_text(json.dumps(doc), "utf-8")
+    part = _path(c, CUTTER)["replay"]
+    assert part["state"] == "missing", part
+    assert "no replay report is referenced" in part["detail"], part

@@ -274,7 +274,9 @@ def test_board_equals_a_plan_on_whole_documents(
             assert row["gates"] == [v.to_dict() for v in p.verdicts]
             assert row["ready"] == p.ok
         narrative = [p for p in board[MOOD]["path"] if p["part"] == "narrative"]
-        assert narrative[0]["state"] == ("done" if severities else "missing")
+        # (missing either way: the contract gate checks the narrative from approved on
+        # whatever the settings say, and the path says what that gate will find)
+        assert narrative[0]["state"] == "missing"
 
 
 def test_a_full_temporary_folder_is_unwritable_not_a_bug(

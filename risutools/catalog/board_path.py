@@ -7,6 +7,7 @@ from typing import Any
 
 from risutools.catalog.approvals import Approval, find_approval
 from risutools.catalog.catalog import Catalog, Entry
+from risutools.catalog.gates import NA, PASS, replay_check
 from risutools.contract.rules import mc600
 from risutools.contract.transitions import UsedRecords
 from risutools.contract.validate import Verification
@@ -47,9 +48,17 @@ def path_to_approved(cat: Catalog, e: Entry, findings: list[Finding] | None,
     approval is done when the approval gate would take it (:func:`find_approval`: read,
     named for the component and the action, current, of the document's version, signed
     and allowed where signatures are required), never on a weaker test."""
-    narrative = [f for f in findings or () if f.rule == mc600.id]
-    needs_replay = any(c.startswith("context.") for c in e.caps("provides"))
-    replay = e.get("projection", "replay_status")
+    if findings is None or cat.config.severities.get(mc600.id) == "off":
+        # (the gate checks the narrative from approved on whatever the settings say: the
+        # findings a configuration turned off hold no verdict, so the rule runs here)
+        narrative = list(mc600(e.doc, cat.config))
+    else:
+        narrative = [f for f in findings if f.rule == mc600.id]
+    replay, why = replay_check(e, lambda: verifications)  # (G6's own verdict: the
+    # document's replay_status alone said "done" of a report missing, failed or forged)
+    status = e.get("projection", "replay_status")
+    if replay == PASS or status != "passed":
+        why = f"replay_status {status}"
     bad = [v.status for v in verifications if v.status != "verified"]
     wanted = list(_wanted(e.review_status))
     missing = [act for act in wanted if not find_approval(cat, e, act, approvals, used).ok]
@@ -57,8 +66,7 @@ def path_to_approved(cat: Catalog, e: Entry, findings: list[Finding] | None,
         _part("narrative", not narrative, "situation, core and invariants written"
               if not narrative else f"{mc600.id}: write them in the curator notes"),
         {"part": "replay", "state": "n/a", "detail": "no context.* capability"}
-        if not needs_replay else _part("replay", replay == "passed",
-                                       f"replay_status {replay}"),
+        if replay == NA else _part("replay", replay == PASS, why),
         _part("digests", bool(verifications) and not bad,
               "every digest verified" if verifications and not bad else
               (", ".join(sorted(set(bad))) if bad else "no digest checked")),

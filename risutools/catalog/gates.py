@@ -377,7 +377,13 @@ def replay(ctx: GateContext) -> tuple[str, str]:
     wrote.
 
     Fix: Run `risutools replay run ... --update` until it passes."""
-    e = ctx.entry
+    return replay_check(ctx.entry, lambda: verifications(ctx))
+
+
+def replay_check(e: Entry, found: Callable[[], list[Verification]]) -> tuple[str, str]:
+    """G6's verdict for ``e`` (``found``: its digest checks, asked for only when its
+    replay_status is passed): what the gate says, and the review board's path to approved
+    with it (never on a weaker test)."""
     ctxcaps = [c for c in e.caps("provides") + e.caps("requires") if c.startswith("context.")]
     if not ctxcaps:
         return NA, "declares no context.* capability"
@@ -386,7 +392,7 @@ def replay(ctx: GateContext) -> tuple[str, str]:
         return FAIL, (f"declares {ctxcaps[0]} but replay_status is {status!r}; run "
                       f"`risutools replay run {shlex.quote(e.where())} --fixture FIXTURE "
                       "--update` until it passes")
-    reps = [v for v in verifications(ctx) if v.source.startswith("replay:")]
+    reps = [v for v in found() if v.source.startswith("replay:")]
     if not reps:
         return FAIL, "replay_status is passed but no replay report is referenced (MC203)"
     bad = [v for v in reps if v.status != "verified"]
