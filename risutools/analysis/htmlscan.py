@@ -43,7 +43,9 @@ _SPACE_SLASH = re.compile(r"[\s/]*")
 _SPACE = re.compile(r"\s*")
 _ATTR_NAME = re.compile(r"[^\s/>][^\s/>=]*")
 _UNQUOTED = re.compile(r"[^\s>]*")
-_HANDLER = re.compile(r"on[a-z]{2,30}", re.IGNORECASE)
+#: an event-handler attribute: ``on`` and letters, however many (HTML's longest,
+#: ``oncontentvisibilityautostatechange``, fires with no user action: 32 after ``on``)
+_HANDLER = re.compile(r"on[a-z]{2,}", re.IGNORECASE)
 _JS_URL = re.compile(r"j\s*a\s*v\s*a\s*s\s*c\s*r\s*i\s*p\s*t\s*:", re.IGNORECASE)
 #: an http(s) address in running text and its authority (user info, host, port)
 #: a character reference: hex, decimal (any number of digits: judged in Python), named
