@@ -4,7 +4,12 @@
   handler (RA302): ``oncontentvisibilityautostatechange`` (32 letters) runs its code with
   no user action in Chromium (``<x oncontentvisibilityautostatechange=f()
   style=display:block;content-visibility:auto>``), in a regex output, the background, a
-  greeting, a Lua-built string or with CBS inside its name alike.
+  greeting, a Lua-built string or with CBS inside its name alike;
+* (2) the CBS of a text a Lua script hands to RisuAI's ``cbs(text)`` was not read:
+  ``cbs("{{getvar::hp}}")`` read no variable, ``cbs("{{getglobalvar::toggle_dark}}")``
+  required no toggle (its literal argument was not even kept); now its reads are keys at
+  the call's line (a literal, a constant, a folded text, through ``pcall`` or an alias),
+  and its ``setvar`` none (RisuAI runs it without ``runVar``).
 """
 
 from __future__ import annotations
@@ -49,3 +54,55 @@ def test_a_long_attribute_name_is_read_in_linear_time() -> None:
     t0 = time.perf_counter()
     scan_html("<div on" + "a" * 1_000_000 + "=x>" + "<i on" + "b" * 40 + "=y>" * 20_000)
     assert time.perf_counter() - t0 < 10
+
+
+# -- 2: the CBS a script has RisuAI evaluate with cbs(text) ------------------------------------
+
+def _state(code: str) -> set[tuple[str, str, bool, bool]]:
+    return {(k.scope, k.key, bool(k.reads), bool(k.writes)) for k in lua(code).state}
+
+
+@pytest.mark.parametrize("code", [
+    'local v = cbs("{{getvar::hp}}")',
+    'local ok, v = pcall(cbs, "{{getvar::hp}}")',
+    'local T = "{{getvar::hp}}"\nlocal v = cbs(T)',
+    'local v = cbs("{{get" .. "var::hp}}")',
+    'local v = cbs(string.rep("{", 2) .. "getvar::hp" .. string.rep("}", 2))',
+    'local c = cbs\nlocal v = c("{{getvar::hp}}")',
+    'local v = cbs("{{? $hp + 1}}")',
+    'local v = cbs("{{#when::var::hp}}a{{/when}}")',
+])
+def test_a_variable_read_by_cbs_a_script_evaluates_is_read(code: str) -> None:
+    assert ("chat", "hp", True, False) in _state(code)
+    assert "chat_state_kv" in {c.name for c in lua(code).requires}
+
+
+def test_a_toggle_read_by_cbs_a_script_evaluates_is_required() -> None:
+    a = lua('local v = cbs("{{getglobalvar::toggle_dark}}{{#when::toggle::night}}n{{/when}}")')
+    assert {f.name for f in a.required_toggles} == {"dark", "night"}
+    assert {("global", "toggle_dark"), ("global", "toggle_night")} <= {
+        (k.scope, k.key) for k in a.state}
+    assert all(e == "trigger[0].effect[0] line 1"
+               for f in a.required_toggles for e in f.evidence)
+
+
+@pytest.mark.parametrize("code", [
+    'local v = cbs("{{setvar::w::1}}{{addvar::w::1}}{{setdefaultvar::w::1}}")',
+    'local v = cbs("{{#pure}}{{getvar::w}}{{/pure}}")',
+    'local v = cbs(text)',
+    'local v = other("{{getvar::w}}")',
+    '-- cbs("{{getvar::w}}")',
+])
+def test_what_cbs_neither_reads_nor_writes_is_no_key(code: str) -> None:
+    # setvar, addvar and setdefaultvar do nothing without runVar (cbs.ts); RisuAI's cbs()
+    # passes none (scriptings.ts)
+    assert not {k for k in _state(code) if k[1] == "w"}
+
+
+def test_cbs_a_script_evaluates_is_read_in_linear_time() -> None:
+    deep = ("{{getvar::" * 60 + "k" + "}}" * 60) * 2_000  # (64 levels read, no more)
+    wide = "{{getvar::a}}" * 100_000
+    t0 = time.perf_counter()
+    assert ("chat", "k", True, False) in _state(f'local v = cbs("{deep}")')
+    assert ("chat", "a", True, False) in _state(f'local v = cbs("{wide}")')
+    assert time.perf_counter() - t0 < 20

@@ -15,6 +15,7 @@ ARG_CALLS: dict[str, int] = {
     "rawget": 2, "rawset": 2,
     "getChatVar": 2, "setChatVar": 2, "getState": 2, "setState": 2,
     "getGlobalVar": 2, "setGlobalVar": 2, "pcall": 3, "xpcall": 4, "getLoreBooks": 2,
+    "cbs": 1,
 }
 #: the fields of ``debug`` and ``package`` that reach no global (``debug.traceback``,
 #: ``package.preload`` of a bundler; ``package.loaded`` holds ``_G``): matches of bounded shape

@@ -47,6 +47,7 @@ from risutools.analysis.seen import (
     Loads,
     Seen,
 )
+from risutools.analysis.walk_text import read_cbs_reads
 from risutools.jsontypes import json_type_name
 
 _API = lua_api()
@@ -707,6 +708,11 @@ class _Script:
         for name in names_in(code or "", HOST_APIS, MAX_FOLD_SPAN):
             self.value(name, call.line, -1, True)
 
+    def cbs_text(self, call: Call, ev: str) -> None:
+        """``cbs(text)``: the variables the CBS of a literal or folded text reads."""
+        a0 = call.args[0] if call.args else None
+        read_cbs_reads(self.seen, self.literal_of(a0) or self.folded(call, 0) if a0 else None, ev)
+
     def folded(self, call: Call, index: int) -> str | None:
         """Argument ``index`` of ``call`` folded from literals and constants (luafold), at
         most ``MAX_FOLDS`` per script."""
@@ -721,7 +727,7 @@ class _Script:
 _CALL_STEPS = {
     **{name: _Script.load for name in ("load", "loadstring", "require", "dofile")},
     "request": _Script.request,
-    "getLoreBooks": _Script.lore_read, "loadLoreBooks": _Script.lore_read,
+    "getLoreBooks": _Script.lore_read, "loadLoreBooks": _Script.lore_read, "cbs": _Script.cbs_text,
     **{name: _Script.state_call for name in STATE_CALLS},
     "listenEdit": _Script.listen_edit,
 }

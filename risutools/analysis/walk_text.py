@@ -146,8 +146,22 @@ def read_cbs(s: Seen, text: str, where: str, greeting: bool = False) -> None:
         _cbs_tag(s, t, where, greeting)
 
 
-def _cbs_tag(s: Seen, t: CbsTag, where: str, greeting: bool = False) -> None:
-    ev = f"{where} line {t.line}"
+def read_cbs_reads(s: Seen, text: str | None, ev: str) -> None:
+    """The variables read by CBS a script has RisuAI evaluate and give back (Lua
+    ``cbs(text)``: scriptings.ts runs ``risuChatParser`` without ``runVar``): ``getvar``,
+    ``getglobalvar``, ``#when`` and ``$name`` in a calculation, at ``ev``; its ``setvar``,
+    ``addvar`` and ``setdefaultvar`` neither read nor write without ``runVar`` (cbs.ts), and
+    a ``button`` is text given back to the script (its buttons are the script's strings')."""
+    if not text or "{{" not in text:
+        return
+    for t in scan_cbs(text).tags:
+        if t.name != "button" and not (t.name in CBS_STATE and CBS_STATE[t.name][1] == "write"):
+            _cbs_tag(s, t, "", ev=ev)
+
+
+def _cbs_tag(s: Seen, t: CbsTag, where: str, greeting: bool = False,
+             ev: str | None = None) -> None:
+    ev = ev or f"{where} line {t.line}"
     if t.name in CBS_STATE:
         scope, mode = CBS_STATE[t.name]
         key = t.literal_arg(0)
