@@ -89,7 +89,8 @@ class Code:
     BAD_FIELD = _code("bad-field", "an export's `data` / `entries` has the wrong type")
     ZIP_INVALID = _code("zip-invalid",
         "unreadable ZIP or member (no valid end record, directory past its bounds or damaged, "
-        "CRC, size other than declared, encrypted)")
+        "size other than declared, encrypted; a CRC-32 mismatch only where no warning can be "
+        "given: the readers warn `zip-crc-mismatch`, as RisuAI's reader does not check it)")
     ZIP_UNSUPPORTED_METHOD = _code("zip-unsupported-method",
         "a member compressed with a method other than stored/deflate")
     ZIP_NO_CARD = _code("zip-no-card", "ZIP without `card.json`")
