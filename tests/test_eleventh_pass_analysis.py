@@ -9,7 +9,12 @@
   ``cbs("{{getvar::hp}}")`` read no variable, ``cbs("{{getglobalvar::toggle_dark}}")``
   required no toggle (its literal argument was not even kept); now its reads are keys at
   the call's line (a literal, a constant, a folded text, through ``pcall`` or an alias),
-  and its ``setvar`` none (RisuAI runs it without ``runVar``).
+  and its ``setvar`` none (RisuAI runs it without ``runVar``);
+* (3) a privileged call in a function an edit listener calls (``listenEdit("editOutput",
+  function(id, v) ask(id) ... end)`` with ``ask`` calling ``LLM``) gave no RA101, nor a
+  ``setChat`` in a function an ``editDisplay`` listener calls RA106: only calls written in
+  the listener's own body were read as the listener's, where RisuAI hands the same access
+  key (without lowLevelAccess, no safe id for a display) to every function it calls.
 """
 
 from __future__ import annotations
@@ -20,7 +25,9 @@ import pytest
 from analysis_support import lua
 from test_ninth_pass_html import module, regex_out, rules
 
+from risutools.analysis import analyze
 from risutools.analysis.htmlscan import scan_html
+from risutools.formats.model import Module
 
 # -- 1: a handler's name of any length -------------------------------------------------------
 
@@ -106,3 +113,74 @@ def test_cbs_a_script_evaluates_is_read_in_linear_time() -> None:
     assert ("chat", "k", True, False) in _state(f'local v = cbs("{deep}")')
     assert ("chat", "a", True, False) in _state(f'local v = cbs("{wide}")')
     assert time.perf_counter() - t0 < 20
+
+
+# -- 3: a function an edit listener calls runs as the listener ------------------------------
+
+def _hits(code: str, rule: str, lla: bool = True) -> list[str]:
+    a = analyze(Module({"name": "L", "id": "l", "lowLevelAccess": lla, "trigger": [
+        {"comment": "t", "type": "start", "conditions": [],
+         "effect": [{"type": "triggerlua", "code": code}]}]}))
+    return [f.evidence for f in a.findings if f.rule == rule]
+
+
+ASK = "local function ask(id) return LLM(id, {}) end\n"
+
+
+@pytest.mark.parametrize("listener", [
+    'listenEdit("editOutput", function(id, v) local r = ask(id) return v end)',
+    'listenEdit("editOutput", function(id, v) pcall(ask, id) return v end)',
+    'local function h(id, v) ask(id) return v end\nlistenEdit("editOutput", h)',
+    'local function mid(id) return ask(id) end\n'
+    'listenEdit("editInput", function(id, v) mid(id) return v end)',
+    'function ask2(id) ask(id) end\nfunction onOutput(id) ask2(id) end\n'
+    'listenEdit("editOutput", function(id, v) ask2(id) return v end)',
+])
+def test_a_privileged_call_a_listener_reaches_through_a_function_is_refused(
+        listener: str) -> None:
+    # RisuAI gives the listener an access key without lowLevelAccess; the function it
+    # calls gets that key, and LLM refuses it (scriptings.ts runScripted, runLuaEditTrigger)
+    got = _hits(ASK + listener, "RA101")
+    assert len(got) == 1 and got[0].startswith("trigger[0].effect[0] line 1 via line ")
+
+
+def test_the_via_line_is_the_call_in_the_listeners_code() -> None:
+    code = ASK + "local function mid(id) return ask(id) end\n\n" \
+        'listenEdit("editOutput", function(id, v)\n  mid(id)\n  return v\nend)'
+    assert _hits(code, "RA101") == ["trigger[0].effect[0] line 1 via line 5"]
+
+
+def test_a_safe_id_call_an_editdisplay_listener_reaches_is_refused() -> None:
+    code = 'local function save(id) setChat(id, 0, "x") end\n' \
+        'listenEdit("editDisplay", function(id, v) save(id) return v end)'
+    assert _hits(code, "RA106", lla=False) == ["trigger[0].effect[0] line 1 via line 2"]
+    other = code.replace("editDisplay", "editOutput")
+    assert _hits(other, "RA106", lla=False) == []
+
+
+@pytest.mark.parametrize("code", [
+    ASK + "function onOutput(id) ask(id) end\n"
+    'listenEdit("editOutput", function(id, v) return v end)',
+    ASK + 'listenEdit("editOutput", function(id, v) local t = {ask = 1} return t.ask end)',
+    ASK + 'listenEdit("editOutput", function(id, v) return v end)\nask(id)',
+    ASK + 'listenEdit("editOutput", function(id, v) obj.ask(id) return v end)',
+    ASK + 'listenEdit("editOutput", function(id, v) return v end) -- ask(id)',
+])
+def test_a_function_no_listener_calls_is_not_refused(code: str) -> None:
+    assert _hits(code, "RA101") == []
+
+
+def test_following_listeners_into_functions_is_bounded() -> None:
+    n = 3000  # a chain past the levels followed: not followed, and quick
+    chain = "".join(f"local function f{i}(id) return f{i + 1}(id) end\n" for i in range(n))
+    chain += f"local function f{n}(id) return LLM(id, {{}}) end\n"
+    chain += 'listenEdit("editOutput", function(id, v) f0(id) return v end)\n' * 1000
+    dense = "".join(f"local function g{i}(id) "
+                    + " ".join(f"g{j}(id)" for j in range(max(0, i - 30), i))
+                    + " LLM(id, {}) end\n" for i in range(2000))
+    dense += "".join(f'listenEdit("editOutput", function(id, v) g{i}(id) return v end)\n'
+                     for i in range(0, 2000, 7))
+    t0 = time.perf_counter()
+    assert _hits(chain, "RA101") == []
+    assert _hits(dense, "RA101") == ["trigger[0].effect[0] line 1 via line 2001"]
+    assert time.perf_counter() - t0 < 30

@@ -60,6 +60,9 @@ class Call:
     #: the ``listenEdit(...)`` call it is made in (its kind read by the walk: a constant, a
     #: branch chain, a loop's, one folded), None outside one
     outer: Call | None = None
+    #: the line of the call in a listener's code that reaches the function it is made in
+    #: (lualisten: it runs as that listener), 0 when none does
+    via: int = 0
 
 
 class Collector:

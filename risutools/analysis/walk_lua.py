@@ -31,13 +31,13 @@ from risutools.analysis.luaflow import (
     at_top_level,
     function_table,
     helper_keys,
-    listener_handler,
     plain_defs,
     unreached,
 )
 from risutools.analysis.luafold import MAX_FOLD_SPAN, MAX_FOLDS, fold_argument
 from risutools.analysis.luahtml import may_hold_html, read_lua_html
 from risutools.analysis.lualex import LineIndex, assignment_counts, names_in
+from risutools.analysis.lualisten import listener_calls
 from risutools.analysis.lualoops import loop_literals
 from risutools.analysis.luanames import alias_roots, scan_script
 from risutools.analysis.luaurls import address
@@ -85,8 +85,6 @@ _BAD_CHARS_CHUNK = 1 << 20
 REFUSED_IN_DISPLAY = frozenset(f.name for f in _API.functions.values() if f.needs_safe_id)
 REFUSED_IN_LISTENERS = frozenset(n for n, (_, p) in HOST_APIS.items() if p) | \
     REFUSED_IN_DISPLAY
-#: at most this many ``listenEdit(kind, handler)`` calls are read for a handler's name
-MAX_NAMED_LISTENERS = 1000
 
 
 def read_lua(s: Seen, code: Any, where: str, trigger: int | None, *,
@@ -287,24 +285,11 @@ class _Script:
                 s.named_buttons.append((b.value, ev))
 
     def named_listeners(self) -> None:
-        """``listenEdit(kind, handler)`` with a handler defined by name in this script: the
-        calls in its body run as that listener (RisuAI runs them without lowLevelAccess)."""
-        scan = self.scan
-        if not any(c.name in REFUSED_IN_LISTENERS for c in scan.calls):
-            return
-        found = [c for c in scan.calls
-                 if c.name == "listenEdit" and not c.qualifier][:MAX_NAMED_LISTENERS]
-        handlers = {name: c for c in found
-                    if (name := listener_handler(self.code, c.start)) is not None}
-        if not handlers:
-            return
-        bodies = [fn for fn in self.functions().fns if fn.name in handlers]
-        spans = Spans(bodies)
-        for c in scan.calls:
-            fn = spans.innermost(c.start) if spans.holds(c.start) else None
-            if fn is not None and fn.name is not None:
-                c.in_listener = True
-                c.outer = handlers[fn.name]  # (its kind: listener_kinds)
+        """The calls that run as an edit listener besides those written in its arguments:
+        in a handler it names, in the functions these call (:mod:`lualisten`; RisuAI runs
+        them without lowLevelAccess)."""
+        if any(c.name in REFUSED_IN_LISTENERS for c in self.scan.calls):
+            listener_calls(self.code, self.scan.calls, self.functions())
 
     def lua_globals(self) -> None:
         """The global functions this script defines (a button calls them by name), the last
@@ -586,7 +571,8 @@ class _Script:
         if name not in HOST_APIS:
             return
         s = self.seen
-        ev = f"{self.where} line {call.line}"
+        ev = f"{self.where} line {call.line}" + (  # (where a listener reaches a refused one)
+            f" via line {call.via}" if call.via and name in REFUSED_IN_LISTENERS else "")
         if not self.host_use(name, ev, LISTENER if call.in_listener else self.trigger) \
                 and name in REFUSED_IN_DISPLAY and self.in_display(call):
             s.display_refused.append((s.tick(), name, ev))
@@ -780,7 +766,7 @@ def _as_call(call: Call, name: str) -> Call:
     if name == call.name and not call.qualifier:
         return call
     return Call(name, call.line, "", "", call.args if call.qualifier != ":" else [],
-                call.form, call.in_listener, call.start, call.listener, call.outer)
+                call.form, call.in_listener, call.start, call.listener, call.outer, call.via)
 
 
 def through_pcall(call: Call) -> Call | None:
@@ -793,4 +779,4 @@ def through_pcall(call: Call) -> Call | None:
         return None
     rest = call.args[1:] if call.name == "pcall" else call.args[2:]
     return Call(fn, call.line, "", "", list(rest), "paren", call.in_listener, call.start,
-                call.listener, call.outer)
+                call.listener, call.outer, call.via)
