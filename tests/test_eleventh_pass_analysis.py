@@ -14,7 +14,11 @@
   function(id, v) ask(id) ... end)`` with ``ask`` calling ``LLM``) gave no RA101, nor a
   ``setChat`` in a function an ``editDisplay`` listener calls RA106: only calls written in
   the listener's own body were read as the listener's, where RisuAI hands the same access
-  key (without lowLevelAccess, no safe id for a display) to every function it calls.
+  key (without lowLevelAccess, no safe id for a display) to every function it calls;
+* (4) a pattern JavaScript's RegExp refuses only with the ``u`` or ``v`` flag (``\\-``,
+  ``[\\w-a]``, ``\\2`` with one group, ``\\k<m>`` naming no group, a lone ``]``, the flags
+  ``uv`` ...) was checked as the lenient grammar reads it and gave nothing, where RisuAI's
+  ``new RegExp`` throws and the script never runs: now RA202, as ``[abc`` is.
 """
 
 from __future__ import annotations
@@ -184,3 +188,62 @@ def test_following_listeners_into_functions_is_bounded() -> None:
     assert _hits(chain, "RA101") == []
     assert _hits(dense, "RA101") == ["trigger[0].effect[0] line 1 via line 2001"]
     assert time.perf_counter() - t0 < 30
+
+
+# -- 4: a pattern RegExp refuses with the u or v flag ---------------------------------------
+
+#: (pattern, flags) JavaScript's RegExp refuses (each checked by hand against V8: the u and v
+#: modes drop the web's lenient grammar)
+REFUSED = [("\\-", "u"), ("a\\_b", "u"), ("\\a", "gu"), ("[\\w-a]", "u"), ("[a-\\d]", "u"),
+           ("[\\1]", "u"), ("\\2(a)", "u"), ("\\00", "u"), ("\\c1", "u"), ("\\x4", "u"),
+           ("\\u12", "u"), ("\\u{110000}", "u"), ("\\p", "u"), ("\\k<m>(?<n>a)", "u"),
+           ("a]", "u"), ("a}", "u"), ("(?=a)*", "u"), ("[(]", "v"),
+           ("[a&&&b]", "v"), ("[a!!]", "v"), ("x", "uv"), ("[\\B]", "u"), ("\\-", "v")]
+#: the same shapes RegExp takes (with the flag, or without it)
+TAKEN = [("\\-", "g"), ("[\\-]", "u"), ("[\\w-]", "u"), ("[-\\w]", "u"), ("[a-c-\\d]", "u"),
+         ("\\1(a)", "u"), ("\\0", "u"), ("\\cA", "u"), ("\\x41", "u"),
+         ("\\u00e9\\u{1F600}", "u"), ("\\p{L}\\P{Lu}", "u"), ("\\k<n>(?<n>a)", "u"),
+         ("a{1,2}b{3}", "u"), ("(?:a)*(a)+", "u"), ("[\\q{ab}a]", "v"), ("[a&&b]", "v"),
+         ("[\\w--\\d]", "v"), ("[\\&\\!]", "v"), ("\\/\\.\\^\\$\\|", "u"), ("(?=a)*", "g"),
+         ("[\\w-a]", "g"), ("a]", "g")]
+
+
+def _rx(pattern: str, flag: str) -> list[str]:
+    a = analyze(Module({"name": "R", "id": "r", "regex": [
+        {"comment": "r", "in": pattern, "out": "x", "type": "editoutput", "flag": flag,
+         "ableFlag": True}]}))
+    return [f.message for f in a.findings if f.rule == "RA202"]
+
+
+@pytest.mark.parametrize(("pattern", "flag"), REFUSED)
+def test_a_pattern_regexp_refuses_with_u_or_v_is_ra202(pattern: str, flag: str) -> None:
+    got = _rx(pattern, flag)
+    assert len(got) == 1 and "RegExp refuses" in got[0]
+
+
+@pytest.mark.parametrize(("pattern", "flag"), TAKEN)
+def test_a_pattern_regexp_takes_is_no_ra202(pattern: str, flag: str) -> None:
+    assert _rx(pattern, flag) == []
+
+
+def test_the_u_mode_is_read_wherever_risuai_builds_a_regexp() -> None:
+    lore = analyze(Module({"name": "L", "id": "l", "lorebook": [
+        {"key": "/\\-/u", "comment": "c", "content": "x", "mode": "normal",
+         "insertorder": 1, "alwaysActive": False, "secondkey": "", "selective": False,
+         "useRegex": True}]}))
+    assert [f.evidence for f in lore.findings if f.rule == "RA202"] == ["lorebook[0].key"]
+    trig = analyze(Module({"name": "T", "id": "t", "trigger": [
+        {"comment": "t", "type": "output", "conditions": [], "effect": [
+            {"type": "v2RegexTest", "value": "x", "valueType": "value", "regex": "\\_",
+             "regexType": "value", "flags": "u", "flagsType": "value", "outputVar": "o",
+             "indent": 0}]}]}))
+    assert any(f.rule == "RA202" for f in trig.findings)
+    # without its flags, the same pattern is the web's lenient grammar: taken
+    assert _rx("\\-", "<order 1>g") == [] and _rx("\\-", "") == []
+
+
+def test_the_u_mode_reader_is_linear() -> None:
+    t0 = time.perf_counter()
+    for body in ("\\d[\\w\\-]" * 20_000, "(?:a)" * 20_000, "[" + "\\u00e9" * 15_000 + "]"):
+        assert _rx(body, "u") == []
+    assert time.perf_counter() - t0 < 20

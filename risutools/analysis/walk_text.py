@@ -20,6 +20,7 @@ from risutools.analysis.regexcheck import (
     backtracking_risks,
     steps_allowed,
 )
+from risutools.analysis.regexunicode import unicode_mode_error
 from risutools.analysis.seen import Seen
 
 CBS_STATE: dict[str, tuple[str, str]] = {
@@ -60,17 +61,23 @@ def var_use(s: Seen, name: str, mode: str, where: str) -> None:
 def check_pattern(pattern: str, letters: str, budget: Budget | None = None
                   ) -> tuple[list[BacktrackRisk], tuple[str, int] | None, bool]:
     """The backtracking check of one pattern (parsed as data, never compiled): its risks,
-    or (why, offset) when it does not parse, with True when that is because it is past a
+    or (why, offset) when it does not parse (or RegExp refuses it in its u or v mode:
+    :mod:`.regexunicode`), with True when that is because it is past a
     bound of the check (too long, nested too deeply, too many steps: RA205, not RA202)
     (``budget``: its steps, else its own allowance: :func:`steps_allowed`)."""
     try:
-        return backtracking_risks(pattern, letters, budget), None, False
+        risks = backtracking_risks(pattern, letters, budget)
     except RegexTooLarge as exc:
         return [], (exc.why, exc.offset), True
     except RegexParseError as exc:
         return [], (exc.why, exc.offset), False
     except RecursionError:
         return [], ("groups nested too deeply", -1), True
+    refused = unicode_mode_error(pattern, letters)  # (RegExp refuses it: it never runs)
+    if refused is not None:
+        why, at = refused
+        return [], (why if at < 0 else f"with the u or v flag, RegExp refuses {why}", at), False
+    return risks, None, False
 
 
 def read_pattern(s: Seen, where: str, pattern: str, letters: str,

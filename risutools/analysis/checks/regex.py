@@ -47,7 +47,8 @@ def ra202(seen: Seen) -> Iterator[Hit]:
     for at, where, _risks, parse_error, past_bound in seen.patterns:
         if parse_error is not None and not past_bound:
             why, offset = parse_error
-            yield Hit(at, f"the pattern could not be parsed ({why} at offset {offset}); it was "
+            at_offset = f" at offset {offset}" if offset >= 0 else ""  # (-1: its flags)
+            yield Hit(at, f"the pattern could not be parsed ({why}{at_offset}); it was "
                       "not checked for backtracking", where)
 
 
