@@ -18,7 +18,9 @@
 * (4) a pattern JavaScript's RegExp refuses only with the ``u`` or ``v`` flag (``\\-``,
   ``[\\w-a]``, ``\\2`` with one group, ``\\k<m>`` naming no group, a lone ``]``, the flags
   ``uv`` ...) was checked as the lenient grammar reads it and gave nothing, where RisuAI's
-  ``new RegExp`` throws and the script never runs: now RA202, as ``[abc`` is.
+  ``new RegExp`` throws and the script never runs: now RA202, as ``[abc`` is;
+* (5) likewise in every mode, a braced quantifier with nothing to repeat (``{2}``,
+  ``a|{1,3}``, ``({2,})``) and a quantified lookbehind (``(?<=a)*``), read as text.
 """
 
 from __future__ import annotations
@@ -247,3 +249,19 @@ def test_the_u_mode_reader_is_linear() -> None:
     for body in ("\\d[\\w\\-]" * 20_000, "(?:a)" * 20_000, "[" + "\\u00e9" * 15_000 + "]"):
         assert _rx(body, "u") == []
     assert time.perf_counter() - t0 < 20
+
+
+# -- 5: a quantifier RegExp refuses in every mode ---------------------------------------------
+
+@pytest.mark.parametrize("pattern", ["{2}", "a|{1,3}", "({2,})", "(?:{2})", "(?={2})",
+                                     "(?<n>{2})", "(?<=a)*", "(?<!a){2}", "x(?<=a)+?"])
+def test_a_quantifier_regexp_refuses_in_every_mode_is_ra202(pattern: str) -> None:
+    got = _rx(pattern, "g")
+    assert len(got) == 1 and "RegExp refuses" in got[0]
+    assert len(_rx(pattern, "gu")) == 1  # (with u, a lone brace for the parser already)
+
+
+@pytest.mark.parametrize("pattern", ["{a}", "{,2}", "x|{,2}", "{2", "(?=a){2}", "(?!a)*",
+                                     "a{2}", "(a){2}", "[{2}]", "[]{2}", "\\({2}", "a|b{2}"])
+def test_a_quantifier_regexp_takes_without_u_is_no_ra202(pattern: str) -> None:
+    assert _rx(pattern, "g") == []

@@ -20,6 +20,7 @@ from risutools.analysis.regexcheck import (
     backtracking_risks,
     steps_allowed,
 )
+from risutools.analysis.regexrefused import quantifier_error
 from risutools.analysis.regexunicode import unicode_mode_error
 from risutools.analysis.seen import Seen
 
@@ -61,9 +62,10 @@ def var_use(s: Seen, name: str, mode: str, where: str) -> None:
 def check_pattern(pattern: str, letters: str, budget: Budget | None = None
                   ) -> tuple[list[BacktrackRisk], tuple[str, int] | None, bool]:
     """The backtracking check of one pattern (parsed as data, never compiled): its risks,
-    or (why, offset) when it does not parse (or RegExp refuses it in its u or v mode:
-    :mod:`.regexunicode`), with True when that is because it is past a
-    bound of the check (too long, nested too deeply, too many steps: RA205, not RA202)
+    or (why, offset) when it does not parse (or RegExp refuses it: in its u or v mode,
+    :mod:`.regexunicode`; a quantifier, :mod:`.regexrefused`), with True when that is
+    because it is past a bound of the check (too long, nested too deeply, too many steps:
+    RA205, not RA202)
     (``budget``: its steps, else its own allowance: :func:`steps_allowed`)."""
     try:
         risks = backtracking_risks(pattern, letters, budget)
@@ -77,6 +79,9 @@ def check_pattern(pattern: str, letters: str, budget: Budget | None = None
     if refused is not None:
         why, at = refused
         return [], (why if at < 0 else f"with the u or v flag, RegExp refuses {why}", at), False
+    refused = quantifier_error(pattern, "v" in letters)
+    if refused is not None:
+        return [], (f"RegExp refuses {refused[0]}", refused[1]), False
     return risks, None, False
 
 
