@@ -418,3 +418,31 @@ def test_a_pyproject_without_the_table_is_still_passed_over(tmp_path: Path,
     (tmp_path / "pyproject.toml").write_text(text, encoding="utf-8")
     p = run_cli("validate", doc, cwd=tmp_path)
     assert p.returncode == 0 and "1 warning," in p.stdout, p.stdout + p.stderr
+
+
+# ---- --ignore of a check every run reports ---------------------------------------------------
+
+@pytest.mark.parametrize("command", ["validate", "verify"])
+@pytest.mark.parametrize("args", [
+    ("--ignore", "MC000"), ("--ignore", "MC001"), ("--ignore", "MC0"),
+    ("--ignore", "MC0,MC4"), ("--select", "MC000"), ("--select", "MC0"),
+])
+def test_naming_only_unreadable_input_is_a_usage_error(tmp_path: Path, command: str,
+                                                       args: tuple[str, str]) -> None:
+    """``--ignore MC000`` was accepted and ignored nothing (the unreadable file still
+    failed the run); ``--select MC000`` said "nothing is left of what validate reports:
+    MC checks (MC000-...)"."""
+    (tmp_path / "bad.json").write_text("{bad", encoding="utf-8")
+    p = run_cli(command, *args, tmp_path / "bad.json")
+    assert p.returncode == 2 and p.stdout == "", p.stdout
+    line = p.stderr.strip()
+    assert "\n" not in line and f"{command}: usage:" in line
+    assert "reported by every run" in line and "nothing is left" not in line
+
+
+def test_selecting_unreadable_input_with_other_checks_still_runs(tmp_path: Path) -> None:
+    (tmp_path / "bad.json").write_text("{bad", encoding="utf-8")
+    p = run_cli("validate", "--select", "MC000,MC100", tmp_path / "bad.json", SEED)
+    assert p.returncode == 1 and "MC000" in p.stdout
+    p = run_cli("validate", "--ignore", "MC4", tmp_path / "bad.json")
+    assert p.returncode == 1 and "MC000" in p.stdout

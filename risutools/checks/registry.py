@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import inspect
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -322,12 +322,28 @@ def check_selection(command: str, select: Iterable[str] = (), ignore: Iterable[s
         for code in codes:
             if any(matches(c, code) for c in known) and not any(matches(c, code) for c in ids):
                 raise UsageError(option, f"{command} never reports {code}: it reports {what}")
+            if option == "--ignore":  # (a --select of them alone: below)
+                _not_only_verdicts(option, code, [c for c in ids if matches(c, code)], known)
     flt = RuleFilter(*chosen.values())
     if (chosen["--select"] or chosen["--ignore"]) and not any(
             flt.keep(c) for c in ids if known[c] != "load"):
         option = "--select" if chosen["--select"] else "--ignore"
+        for code in chosen["--select"]:
+            _not_only_verdicts(option, code, [c for c in ids if matches(c, code)], known)
         raise UsageError(option, f"nothing is left of what {command} reports: {what}")
     _no_needed_ignored(flt, ids)
+
+
+def _not_only_verdicts(option: str, code: str, hit: list[str], known: Mapping[str, str]
+                       ) -> None:
+    """A code that names only checks every run reports (scope ``load``: MC000, MC001, a
+    file that cannot be read) is a UsageError where it would do nothing: ``--ignore MC000``
+    ignored nothing in silence, and ``--select MC000`` alone said nothing was left of what
+    validate reports, MC000 among it (with other checks it only repeats what runs)."""
+    if hit and all(known[c] == "load" for c in hit):
+        raise UsageError(option, f"{code} ({', '.join(hit)}: a file that cannot be read) is "
+                         "reported by every run, whatever --select and --ignore say; name "
+                         "the checks of the documents read")
 
 
 def _no_empty_code(option: str, values: Iterable[str]) -> None:
