@@ -43,7 +43,10 @@ def runner(tmp_path: Path) -> Path:
     checkout), and catalogs: ``good`` (the seed), ``bad`` (a document breaking rules)."""
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
-    _exe(bin_dir / "python", f'echo "$@" >> "{tmp_path}/pip.log"\n')
+    # (pip a stand-in; any other use of python, the check's probe of a pyproject.toml, this
+    # checkout's interpreter)
+    _exe(bin_dir / "python", f'if [ "$1" != -m ]; then PYTHONPATH="{ROOT}" exec '
+         f'"{sys.executable}" "$@"; fi\necho "$@" >> "{tmp_path}/pip.log"\n')
     _exe(bin_dir / "risutools",
          f'PYTHONPATH="{ROOT}" exec "{sys.executable}" -m risutools "$@"\n')
     for name, docs in (("good", [SEED]),

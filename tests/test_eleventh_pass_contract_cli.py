@@ -28,6 +28,9 @@ from pathlib import Path
 
 import pytest
 from harness import ROOT, SEED, run_cli
+from test_action import _check as action_check
+from test_action import _git, needs_git, repo, runner  # noqa: F401 (fixtures)
+from test_action import _results as action_results
 
 from risutools.checks.registry import known_ids
 from risutools.contract.activecode import find_active_code
@@ -446,3 +449,30 @@ def test_selecting_unreadable_input_with_other_checks_still_runs(tmp_path: Path)
     assert p.returncode == 1 and "MC000" in p.stdout
     p = run_cli("validate", "--ignore", "MC4", tmp_path / "bad.json")
     assert p.returncode == 1 and "MC000" in p.stdout
+
+
+# ---- the action finds the base branch's pyproject.toml as risutools does ----------------------
+
+@needs_git
+def test_the_action_pins_a_pyproject_table_in_any_spelling(
+        runner: Path, repo: Path) -> None:  # noqa: F811
+    """The action found the base branch's configuration in a pyproject.toml with ``grep
+    '^\\[tool\\.risutools'``: a table written ``tool.risutools.rules = {...}`` was passed
+    over, the step ran with the defaults ("the base branch has no configuration") and the
+    base branch's rules counted for nothing."""
+    origin = runner / "origin"
+    _git(origin, "rm", "-q", "cat/.risutools.yaml")
+    (origin / "pyproject.toml").write_text(
+        '[project]\nname = "catalog"\n\n[tool]\nrisutools.rules = { MC401 = "error" }\n',
+        encoding="utf-8")
+    _git(origin, "add", "pyproject.toml")
+    _git(origin, "commit", "-q", "-m", "configuration in pyproject.toml")
+    doc = json.loads(SEED.read_text(encoding="utf-8"))
+    doc["component_id"] = "module.risu.174678332.other-cutter"
+    doc["capabilities"]["requires"].append("made.up_name")  # (MC401: a warning by default)
+    (repo / "cat" / "other.json").write_text(json.dumps(doc), encoding="utf-8")
+    code, out, err = action_check(runner, repo, **{"base-ref": "main"})
+    assert "has no configuration" not in err, err
+    assert code == 0 and out["exit-code"] == "1", err
+    assert [r for r in action_results(repo) if r["ruleId"] == "MC401"
+            and r["level"] == "error"]
