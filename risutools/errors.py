@@ -41,6 +41,9 @@ class Code:
         "catalog's own folder a command writes into (facts/, approvals/, notes/, replays/, "
         ".risutools-cache/) that is a symbolic link, even to a folder inside")
     UNREADABLE = _code("unreadable", "the operating system refused to open or read the file")
+    SYSTEM_LIMIT = _code("system-limit",
+        "the operating system refused the command a resource it needed (open files, memory, "
+        "processes): a limit of the machine or the session (`ulimit`), not of the input")
     TOO_LARGE = _code("too-large",
         "past a documented bound (file size, JSON containers/values, msgpack values, asset "
         "frames)")

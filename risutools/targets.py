@@ -72,10 +72,23 @@ _BAD_NAME = {errno.ENAMETOOLONG: "a file name too long for the file system",
              errno.ELOOP: "symbolic link loop"}
 
 
+#: errors that say the system ran out of something the command needed, not that the
+#: input is bad: ``system-limit`` (a pool's workers started past ``ulimit -n``)
+_LIMITS = {errno.EMFILE: "too many open files in this process (its limit: ulimit -n)",
+           errno.ENFILE: "too many open files on this system",
+           errno.ENOMEM: "out of memory"}
+
+
 def path_error_line(exc: OSError) -> RisuError | None:
     """An ``OSError`` a command let through that is about the path's name itself (too
     long, a symbolic link loop), as one line (``unreadable``, the path named): the
-    operating system refused to look at it.  None for any other error (a bug)."""
+    operating system refused to look at it; or one that says the system ran out of a
+    resource (``system-limit``, the path named if it has one).  None for any other error
+    (a bug)."""
+    if exc.errno in _LIMITS:
+        shown = show_name(exc.filename) if exc.filename is not None else None
+        return RisuError(Code.SYSTEM_LIMIT, f"the operating system refused: "
+                         f"{_LIMITS[exc.errno]}", path=shown)
     if exc.errno not in _BAD_NAME:
         return None
     shown = show_name(exc.filename) if exc.filename is not None else None

@@ -11,6 +11,7 @@ output: unwritable``, exit 2, as ``> /dev/full``), and a closed input is one lin
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import subprocess
@@ -19,6 +20,9 @@ from pathlib import Path
 
 import pytest
 from harness import ROOT, SEED, SOURCES
+
+from risutools.errors import Code
+from risutools.targets import path_error_line
 
 PY = [sys.executable, "-m", "risutools"]
 
@@ -110,3 +114,32 @@ def test_the_first_file_opened_never_takes_a_closed_descriptor(tmp_path: Path) -
                        env=env, check=True, timeout=60)
         closed, fd = (tmp_path / "out").read_text().rsplit(" ", 1)
         assert closed == repr(expect) and int(fd) >= 3, (closes, closed, fd)
+
+
+@pytest.mark.parametrize("err", [errno.EMFILE, errno.ENFILE, errno.ENOMEM])
+def test_a_system_limit_is_one_line_not_an_internal_error(err: int) -> None:
+    """The class beside closed streams: the system refused a resource (a pool's workers
+    started past ``ulimit -n``: EMFILE from ``fork``, no file named) was "internal error
+    ... please report it"; now ``system-limit``, one line, exit 2 (a path named when the
+    error has one)."""
+    line = path_error_line(OSError(err, os.strerror(err)))
+    assert line is not None and line.code == Code.SYSTEM_LIMIT
+    named = path_error_line(OSError(err, os.strerror(err), "a.risum"))
+    assert named is not None and "a.risum" in str(named)
+    assert path_error_line(OSError(errno.EACCES, "denied")) is None  # (not a limit)
+
+
+def test_a_pool_started_past_the_open_files_limit_is_one_line(tmp_path: Path) -> None:
+    """``ingest -j 2`` under ``ulimit -n 12``: the pool cannot start its workers."""
+    line = " ".join(f"'{a}'" for a in [*PY, "ingest", str(SOURCES), "-o", str(tmp_path / "c"),
+                                       "--no-cache", "-j", "2"])
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env.pop("RISUTOOLS_DEBUG", None)
+    r = subprocess.run(["/bin/sh", "-c", f"ulimit -n 12 && exec {line}"], capture_output=True,
+                       text=True, env=env, timeout=120, check=False)
+    if r.returncode == 0:  # (this machine's Python started the pool within the limit)
+        pytest.skip("the pool started within 12 open files here")
+    assert r.returncode == 2, r.stderr
+    lines = r.stderr.splitlines()
+    assert len(lines) == 1 and "system-limit" in lines[0], r.stderr
+    assert "internal error" not in r.stderr
