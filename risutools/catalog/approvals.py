@@ -63,12 +63,17 @@ MAX_SIGNERS_BYTES = 1024 * 1024
 
 def now_iso() -> str:
     """Now, ISO 8601 with zone (UTC); ``SOURCE_DATE_EPOCH`` pins it (reproducible runs).  A
-    ``SOURCE_DATE_EPOCH`` past what a record can hold (after the year 9999) is a ``usage``
-    error, one line."""
-    epoch = os.environ.get("SOURCE_DATE_EPOCH")
-    pinned = bool(epoch) and epoch is not None and epoch.isascii() and epoch.isdigit()
-    t = int(epoch) if pinned and epoch is not None else time.time()
+    ``SOURCE_DATE_EPOCH`` that is not a whole number of seconds (reproducible-builds.org: a
+    malformed value is an error, never ignored) or past what a record can hold (after the
+    year 9999; any number of digits) is a ``usage`` error, one line."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH") or None
     try:
+        if epoch is None:
+            t: float = time.time()
+        elif not (epoch.isascii() and epoch.isdigit()) or len(epoch) > 20:
+            raise ValueError(epoch)
+        else:
+            t = int(epoch)
         return datetime.fromtimestamp(t, timezone.utc).isoformat(timespec="seconds")
     except (ValueError, OverflowError, OSError):
         raise UsageError("SOURCE_DATE_EPOCH", f"{show_name(epoch or '')[:40]} is not a time a "
