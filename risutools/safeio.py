@@ -342,8 +342,9 @@ def own_folder(root: str | os.PathLike[str], path: str | os.PathLike[str], what:
     (:func:`check_inside`, ``outside-catalog``) and no symbolic link, not even one to a
     folder inside (``not-a-directory``): through a link its files would land among files
     of another kind (``facts -> .`` wrote each facts summary over its document, an
-    ``approvals -> .`` record would be read as a document).  Where nothing is there yet,
-    the command makes the folder."""
+    ``approvals -> .`` record would be read as a document); something there that is no
+    folder (a file, a FIFO) is ``not-a-directory`` too.  Where nothing is there yet, the
+    command makes the folder."""
     check_inside(root, path, inside)
     if os.path.islink(path):
         raise RisuError(Code.NOT_A_DIRECTORY, f"{what}{_link_note(path)} is not a folder of "
@@ -351,6 +352,8 @@ def own_folder(root: str | os.PathLike[str], path: str | os.PathLike[str], what:
                         "folder, never through a link (they would land among files of "
                         "another kind); make it a folder (nothing written)",
                         path=show_name(os.fspath(path)))
+    if os.path.lexists(path) and not os.path.isdir(path):
+        require_folder(path)  # (a file, a FIFO, a device: said before anything is written)
 
 
 def enters(root: str | os.PathLike[str], path: str | os.PathLike[str]) -> bool:

@@ -13,6 +13,7 @@ or the log says so, and the verdict names the log line.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -331,3 +332,21 @@ def test_a_passed_replay_status_without_its_report_is_not_done(
     part = _path(c, CUTTER)["replay"]
     assert part["state"] == "missing", part
     assert "no replay report is referenced" in part["detail"], part
+
+
+@pytest.mark.parametrize("kind", ["file", "fifo"])
+def test_ingest_says_a_facts_folder_that_is_no_folder_before_writing(tmp_path: Path,
+                                                                     kind: str) -> None:
+    """``facts`` a file or a FIFO: ingest wrote every document, then stopped at the facts
+    (exit 2, a catalog half written); now it stops first, nothing written."""
+    c = tmp_path / "cat"
+    c.mkdir()
+    if kind == "file":
+        (c / "facts").write_text("x\n")
+    else:
+        os.mkfifo(c / "facts")
+    r = run("ingest", str(SOURCES), "-o", str(c), "-q", "-j", "1", "--no-cache",
+            cwd=tmp_path)
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    assert "not-a-directory" in _one_line(r.stderr) and "facts" in r.stderr
+    assert not list(c.glob("*.json"))
