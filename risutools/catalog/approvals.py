@@ -405,7 +405,8 @@ def _written_problem(rec: dict[str, Any]) -> str | None:
     """What ``approve`` would not have written in the record (a record written by hand is
     held to the same rules, so the gates count only what the command could write): its
     ``reviewer`` and ``note`` one line of plain text, the reviewer not blank, its ``at`` a
-    date and time (ISO 8601).  None: as written."""
+    date and time with its zone (ISO 8601, as ``approve`` writes it: a time without a zone
+    names no instant).  None: as written."""
     for key in ("reviewer", "note"):
         value = rec.get(key)
         why = plain_text_problem(value) if isinstance(value, str) else None
@@ -414,10 +415,13 @@ def _written_problem(rec: dict[str, Any]) -> str | None:
     if not rec["reviewer"].strip():
         return "approval's reviewer is blank"
     try:
-        datetime.fromisoformat(rec["at"].removesuffix("Z") + ("+00:00" if rec["at"].endswith(
-            "Z") else ""))
+        when = datetime.fromisoformat(rec["at"].removesuffix("Z") + (
+            "+00:00" if rec["at"].endswith("Z") else ""))
     except ValueError:
         return f"approval's at is not a date and time (ISO 8601): {rec['at'][:40]!r}"
+    if when.utcoffset() is None:  # (a date alone reads as a naive midnight: no zone either)
+        return (f"approval's at names no time zone (ISO 8601 with zone, e.g. "
+                f"2026-01-02T03:04:05+00:00): {rec['at'][:40]!r}")
     return None
 
 
