@@ -3,11 +3,13 @@ code broke or did not check."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 from pathlib import Path
 
 import pytest
 import yaml
-from harness import approve
+from harness import approve, run_cli
 from test_catalog_support import CUTTER, fresh_catalog
 
 from risutools.catalog.catalog import Catalog
@@ -52,3 +54,85 @@ def test_approval_at_with_zone_still_counts(cat: Path, at: str) -> None:
     rec_path.write_text(yaml.safe_dump(rec, sort_keys=False), "utf-8")
     verdict, reason = _approval_gate(cat, "pending_human_review")
     assert verdict == "pass", reason
+
+
+# replay.md section 4: "Which reference simulation applies is decided by the component's
+# capabilities"; catalog-and-promotion.md: approve/promote need "a replay report that passed".
+# A report of the monitor alone (`replay monitor`, with or without the document) says nothing
+# of a context cutter's invariants R1-R8, yet MC203 verified it and gate G6 passed on it.
+_FIXTURE = """\
+fixture: conversation-v1
+name: hand-made
+config: {tokenizer_profile: 1, message_overhead: 0, max_context: 50, preserve_latest: 1}
+messages:
+  - {id: s0, role: system, content: "0123456789"}
+turns:
+  - append: [{role: user, content: "aaaaaaaaaaaaaaaaaaaa"}]
+  - append: [{role: assistant, content: "bbbbbbbbbbbbbbbbbbbb"}]
+"""
+
+
+def _cutter_doc(cat: Path) -> Path:
+    return cat / f"{CUTTER}.json"
+
+
+def _reference(cat: Path, report: Path) -> None:
+    """The cutter's document (a candidate: edited by hand freely) naming ``report`` as its
+    replay evidence, replay_status passed."""
+    p = _cutter_doc(cat)
+    doc = json.loads(p.read_text("utf-8"))
+    refs = [r for r in doc["provenance"]["source_refs"]
+            if not r["source_id"].startswith("replay:")]
+    refs.append({"source_id": "replay:hand-made", "source_version": "replay-report-v1",
+                 "sha256": "sha256:" + hashlib.sha256(report.read_bytes()).hexdigest()})
+    doc["provenance"]["source_refs"] = refs
+    doc["projection"]["replay_status"] = "passed"
+    doc["provenance"]["availability_verdict"] = "available"
+    p.write_text(json.dumps(doc, indent=2, ensure_ascii=False), "utf-8")
+
+
+def _replay_gate(cat: Path) -> tuple[str, str]:
+    c = Catalog.open(cat)
+    p = plan(c, c.resolve(CUTTER), "approved", kind="status")  # (G1 fails; G6 runs anyway)
+    (v,) = [v for v in p.verdicts if v.gate == "replay"]
+    return v.verdict, v.reason
+
+
+@pytest.mark.parametrize("with_doc", [False, True])
+def test_a_monitor_report_is_no_replay_of_a_cutter(cat: Path, tmp_path: Path,
+                                                   with_doc: bool) -> None:
+    fx = tmp_path / "hand-made.yaml"
+    fx.write_text(_FIXTURE, "utf-8")
+    report = cat / "replays" / "monitor-alone.json"
+    doc = [_cutter_doc(cat)] if with_doc else []
+    r = run_cli("replay", "monitor", *doc, "-x", fx, "-o", report)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(report.read_text("utf-8"))["summary"]["verdict"] == "passed"
+    _reference(cat, report)
+    verdict, reason = _replay_gate(cat)
+    assert verdict == "fail", reason
+    assert "context-cutter" in reason or "names no component" in reason, reason
+    r = run_cli("verify", _cutter_doc(cat))
+    assert r.returncode == 1 and "MC203" in r.stdout, r.stdout + r.stderr
+
+
+def test_the_cutter_report_replay_run_writes_still_counts(cat: Path, tmp_path: Path) -> None:
+    fx = tmp_path / "hand-made.yaml"
+    fx.write_text(_FIXTURE, "utf-8")
+    r = run_cli("replay", "run", _cutter_doc(cat), "-x", fx, "--update")
+    assert r.returncode == 0, r.stdout + r.stderr
+    verdict, reason = _replay_gate(cat)
+    assert verdict == "pass", reason
+
+
+def test_a_cutter_report_is_no_replay_of_a_monitor(cat: Path, tmp_path: Path) -> None:
+    fx = tmp_path / "hand-made.yaml"
+    fx.write_text(_FIXTURE, "utf-8")
+    r = run_cli("replay", "run", _cutter_doc(cat), "-x", fx, "--update")
+    assert r.returncode == 0, r.stdout + r.stderr
+    p = _cutter_doc(cat)
+    doc = json.loads(p.read_text("utf-8"))  # now a monitor: its cutter report describes none
+    doc["capabilities"]["provides"] = ["context.monitor"]
+    p.write_text(json.dumps(doc, indent=2, ensure_ascii=False), "utf-8")
+    verdict, reason = _replay_gate(cat)
+    assert verdict == "fail" and "context-monitor" in reason, reason

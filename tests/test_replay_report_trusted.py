@@ -28,6 +28,7 @@ from risutools.contract.reportcheck import read_report
 
 REPORT = FIXTURES / "contract" / "verify" / "replays" / "long-chat.report.json"
 COMPONENT = "module.risu.300.verified"
+SIM = "context-cutter"  # (the simulation the fixture's report replays, its document selects)
 
 
 def _digest(data: bytes) -> str:
@@ -38,7 +39,7 @@ def _read(tmp_path: Path, data: bytes, component: str | None = COMPONENT
           ) -> reportcheck.ReportRead:
     path = tmp_path / "r.json"
     path.write_bytes(data)
-    return read_report(path, _digest(data), component, "anchor-edit")
+    return read_report(path, _digest(data), component, "anchor-edit", simulation=SIM)
 
 
 def _rewritten(change: Any) -> bytes:
@@ -151,7 +152,7 @@ def test_every_cut_of_a_report_is_refused(tmp_path: Path) -> None:
 def test_the_digest_of_the_bytes_read_is_the_one_asked_for(tmp_path: Path) -> None:
     path = tmp_path / "r.json"
     path.write_bytes(REPORT.read_bytes())
-    got = read_report(path, _digest(b"other bytes"), COMPONENT)
+    got = read_report(path, _digest(b"other bytes"), COMPONENT, simulation=SIM)
     assert got.problem is not None and "changed while it was read" in got.problem
 
 
@@ -171,8 +172,8 @@ def test_bounds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 def test_a_fifo_or_a_folder_is_not_read(tmp_path: Path) -> None:
     fifo = tmp_path / "fifo.json"
     os.mkfifo(fifo)
-    assert read_report(fifo, _digest(b""), None).problem is not None
-    assert read_report(tmp_path, _digest(b""), None).problem is not None
+    assert read_report(fifo, _digest(b""), None, simulation=SIM).problem is not None
+    assert read_report(tmp_path, _digest(b""), None, simulation=SIM).problem is not None
 
 
 def test_the_hash_streamed_is_the_canonical_hash(tmp_path: Path) -> None:

@@ -199,13 +199,13 @@ def test_the_reader_gate_g6_trusts_gives_a_forged_summary_no_verdict(tmp_path: P
     data = forged(report)
     passed_with(doc, data)
     found = read_report(tmp_path / "replays" / "r.json", hashlib.sha256(data).hexdigest(),
-                        report["component_id"], "resurrect")
+                        report["component_id"], "resurrect", simulation="context-cutter")
     assert found.problem is not None and found.verdict is None
     honest = copy.deepcopy(report)
     honest["summary"]["verdict"] = "failed"
     data = forged(honest)
     found = read_report(_written(tmp_path, data), hashlib.sha256(data).hexdigest(),
-                        report["component_id"], "resurrect")
+                        report["component_id"], "resurrect", simulation="context-cutter")
     assert found.problem is None and found.verdict == "failed"
 
 

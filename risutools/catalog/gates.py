@@ -370,8 +370,9 @@ def active_code(ctx: GateContext) -> tuple[str, str]:
 def replay(ctx: GateContext) -> tuple[str, str]:
     """When the component declares a context.* capability: replay_status is passed, and
     every referenced replay report is verified (MC203: its digest, and read back as a
-    replay-report-v1 whose hash is its own, of the fixture it is named for, its verdict the
-    one its own invariants give) and says passed itself; otherwise n/a.
+    replay-report-v1 whose hash is its own, of this component and of the simulation its
+    capabilities select, of the fixture it is named for, its verdict the one its own
+    invariants give) and says passed itself; otherwise n/a.
 
     Why: A context component that was never replayed may lose or rewrite what the user
     wrote.

@@ -9,7 +9,9 @@ that says ``failed`` with its ``report_sha256`` worked out again.  The report is
 the writer writes it: :func:`risutools.canonical.indented` of the report, keys sorted, one
 space a level.  Every member and every item must read back as exactly those bytes, the head
 and each item of its long lists must satisfy ``schemas/replay-report-v1.schema.json``,
-``report_sha256`` must be the hash of the rest, the component must be the document's, and
+``report_sha256`` must be the hash of the rest, the component must be the document's (a
+report naming none is not its replay) and the simulation the one the document's capabilities
+select (:mod:`risutools.settings.simulations`: a monitor run is no cutter's evidence), and
 the summary's counts must be the counts of its lists, its fixture the one the document's
 reference names (``replay:<name>``), and its summary's verdict, ``failed_invariants`` and
 ``warned_invariants`` those its own invariants give (each invariant's verdict from its
@@ -308,10 +310,12 @@ class _Reading:
 
 
 def read_report(path: str | Path, want_hex: str, component_id: str | None,
-                fixture: str | None = None) -> ReportRead:
+                fixture: str | None = None, *, simulation: str | None) -> ReportRead:
     """The report at ``path`` read (see the module's text); ``want_hex``: the digest its
     bytes must have; ``component_id``: the document's; ``fixture``: the fixture the
-    document's reference names (``replay:<name>``; None: it names none)."""
+    document's reference names (``replay:<name>``; None: it names none); ``simulation``:
+    the one the document's capabilities select
+    (:func:`~risutools.settings.simulations.select_simulation`; None: none applies)."""
     try:
         f = open_regular(path, limit=MAX_REPORT_BYTES)
     except FileRefused as exc:
@@ -326,10 +330,11 @@ def read_report(path: str | Path, want_hex: str, component_id: str | None,
         return ReportRead(f"not read: {exc.strerror or exc}")
     if reading.lines.digest.hexdigest() != want_hex:
         return ReportRead("the file changed while it was read; run the check again")
-    return _judged(reading, component_id, fixture)
+    return _judged(reading, component_id, fixture, simulation)
 
 
-def _judged(reading: _Reading, component_id: str | None, fixture: str | None) -> ReportRead:
+def _judged(reading: _Reading, component_id: str | None, fixture: str | None,
+            simulation: str | None) -> ReportRead:
     head = reading.head
     problem = _first_error(_validators()[0], head)
     if problem:
@@ -339,9 +344,9 @@ def _judged(reading: _Reading, component_id: str | None, fixture: str | None) ->
     if actual != declared:
         return ReportRead(f"report_sha256 {declared[:19]}… does not match its content "
                           f"({actual[:19]}…); the report was edited after it was written")
-    rid = head.get("component_id")
-    if isinstance(rid, str) and component_id is not None and rid != component_id:
-        return ReportRead(f"the report is for {rid!r}, not {component_id!r}")
+    problem = _not_its_replay(head, component_id, simulation)
+    if problem:
+        return ReportRead(problem)
     summary = head["summary"]
     for key in ("requests", "alerts"):
         if summary.get(key) != reading.counts.get(key, 0):
@@ -355,6 +360,25 @@ def _judged(reading: _Reading, component_id: str | None, fixture: str | None) ->
     if problem:
         return ReportRead(problem)
     return ReportRead(None, summary["verdict"])
+
+
+def _not_its_replay(head: dict[str, Any], component_id: str | None,
+                    simulation: str | None) -> str | None:
+    """Why the report is not a replay of this document (None: it is): another component,
+    none (``replay monitor`` without a document), or another simulation than the one the
+    document's capabilities select (a monitor run checks none of a cutter's invariants)."""
+    rid = head.get("component_id")
+    if component_id is not None and rid != component_id:
+        return (f"the report is for {rid!r}, not {component_id!r}" if isinstance(rid, str)
+                else f"the report names no component, not {component_id!r} (a replay "
+                "without a document); run `risutools replay run DOC --update`")
+    sim = head.get("simulation")
+    if sim != simulation:
+        want = (f"the {simulation} its capabilities select" if simulation is not None else
+                "none: its capabilities.provides select no simulation")
+        return (f"the report replays the {sim}, the document's replay is {want}; run "
+                "`risutools replay run DOC --update`")
+    return None
 
 
 def _unfounded(summary: dict[str, Any], invariants: list[dict[str, Any]]) -> str | None:

@@ -54,6 +54,7 @@ from risutools.safeio import (
 )
 from risutools.settings.catalog import NOTES_SOURCE_VERSION, REPLAY_REPORT, REPLAYS_DIR
 from risutools.settings.config import Settings
+from risutools.settings.simulations import select_simulation
 
 CONTAINER_SUFFIXES = (".charx", ".zip", ".jpeg", ".jpg", ".png")
 
@@ -392,10 +393,11 @@ def mc203(ctx: VerifyContext, info: DocumentInfo, ld: LoadedDocument, ref: Sourc
     """A replay report referenced in source_refs (source_id 'replay:...', source_version
     'replay-report-v1') exists, its digest matches, and it reads back as the report `replay
     run` wrote: a replay-report-v1 in the writer's own layout, its report_sha256 its own,
-    for this component and of the fixture the reference names (replay:<name>), its
-    summary's counts those of its lists and its verdict, failed and warned invariants those
-    its own invariants give; and projection.replay_status does not contradict the verdicts
-    of the reports verified (`risutools verify`).
+    for this component, of the simulation its capabilities select and of the fixture the
+    reference names (replay:<name>), its summary's counts those of its lists and its
+    verdict, failed and warned invariants those its own invariants give; and
+    projection.replay_status does not contradict the verdicts of the reports verified
+    (`risutools verify`).
 
     Why: replay_status and availability_verdict rest on that report; a missing, changed or
     forged report (any file given the right digest) leaves them unsupported.
@@ -423,7 +425,9 @@ def mc203(ctx: VerifyContext, info: DocumentInfo, ld: LoadedDocument, ref: Sourc
         _report_missing(ctx, info, ld, ref, local, named)
         return
     read = read_report(found, want, info.component_id,
-                       fixture if ref.source_id.startswith("replay:") else None)
+                       fixture if ref.source_id.startswith("replay:") else None,
+                       simulation=select_simulation(ld.doc) if isinstance(ld.doc, dict)
+                       else None)
     if read.problem:
         _record(ctx, info, ld, mc203, ref, "mismatch",
                 f"replay report {_rel(found)}: {read.problem}")

@@ -1,10 +1,10 @@
 """Run a replay: fixture + configuration (+ component) -> ``replay-report-v1``.
 
 Which reference simulation applies is decided by the component's
-``capabilities.provides``: any of ``context.token_budget``,
-``context.anchor_continuity``, ``context.protected_roles`` selects the context
-cutter (with the monitor observing); otherwise ``context.monitor`` selects the
-monitor alone; otherwise there is no applicable simulation.
+``capabilities.provides`` (:mod:`risutools.settings.simulations`, the one table): any of
+``context.token_budget``, ``context.anchor_continuity``, ``context.protected_roles``
+selects the context cutter (with the monitor observing); otherwise ``context.monitor``
+selects the monitor alone; otherwise there is no applicable simulation.
 """
 
 from __future__ import annotations
@@ -56,23 +56,13 @@ from risutools.replay.spool import (
 from risutools.settings.catalog import REPLAY_REPORT
 from risutools.settings.lifecycle import base_sha256
 from risutools.settings.replay import ReplayConfig
+from risutools.settings.simulations import CUTTER_CAPS as CUTTER_CAPS
+from risutools.settings.simulations import MONITOR_CAP as MONITOR_CAP
+from risutools.settings.simulations import SIM_CUTTER as SIM_CUTTER
+from risutools.settings.simulations import SIM_MONITOR as SIM_MONITOR
+from risutools.settings.simulations import select_simulation as select_simulation
 
 REPORT_TAG = REPLAY_REPORT
-CUTTER_CAPS = ("context.anchor_continuity", "context.protected_roles", "context.token_budget")
-MONITOR_CAP = "context.monitor"
-SIM_CUTTER = "context-cutter"
-SIM_MONITOR = "context-monitor"
-
-
-def select_simulation(doc: dict[str, Any]) -> str | None:
-    caps = doc.get("capabilities")
-    provides = caps.get("provides") if isinstance(caps, dict) else None
-    names = {p for p in provides if isinstance(p, str)} if isinstance(provides, list) else set()
-    if names & set(CUTTER_CAPS):
-        return SIM_CUTTER
-    if MONITOR_CAP in names:
-        return SIM_MONITOR
-    return None
 
 
 @dataclass
