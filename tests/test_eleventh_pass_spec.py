@@ -136,3 +136,53 @@ def test_a_cutter_report_is_no_replay_of_a_monitor(cat: Path, tmp_path: Path) ->
     p.write_text(json.dumps(doc, indent=2, ensure_ascii=False), "utf-8")
     verdict, reason = _replay_gate(cat)
     assert verdict == "fail" and "context-monitor" in reason, reason
+
+
+# catalog-and-promotion.md, review lanes: "An approval names the packet (task id, lane, base
+# hash) its reviewer read; a packet older than the document cannot be approved."  `approve`
+# refuses one, but a record whose `read` names another base than the one it approves (written
+# by hand, or edited before signing) counted at G9: nothing read the records' `read` again.
+def _edited_record(cat: Path, change: dict[str, object]) -> None:
+    (rec_path,) = (cat / "approvals").glob("*request_review*.yaml")
+    rec = yaml.safe_load(rec_path.read_text("utf-8"))
+    rec.update(change)
+    rec_path.write_text(yaml.safe_dump(rec, sort_keys=False), "utf-8")
+
+
+_OLD = "sha256:" + "ab" * 32
+
+
+@pytest.mark.parametrize("read", [
+    {"how": "packet", "packet": "p.json", "task_id": "task-0123456789abcdef", "lane": "full",
+     "base_sha256": _OLD},
+    {"how": "base", "base_sha256": _OLD},
+    {"how": "base"},
+    {"how": "glanced"},
+    "the whole thing",
+])
+def test_an_approval_whose_reviewer_read_another_base_is_no_approval(
+        cat: Path, read: object) -> None:
+    approve(CUTTER, "request_review", "kim", "", None, str(cat))
+    assert _approval_gate(cat, "pending_human_review")[0] == "pass"
+    _edited_record(cat, {"read": read})
+    verdict, reason = _approval_gate(cat, "pending_human_review")
+    assert verdict == "fail", reason
+    r = run_cli("review", cat, "-f", "json")
+    assert "RV301" in r.stdout, r.stdout[-2000:]
+
+
+def test_an_approval_bound_to_what_it_approves_still_counts(cat: Path) -> None:
+    base = Catalog.open(cat).resolve(CUTTER).base_sha256
+    approve(CUTTER, "request_review", "kim", "", None, str(cat))
+    for read in ({"how": "base", "base_sha256": base},
+                 {"how": "packet", "packet": "p.json", "task_id": "task-0123456789abcdef",
+                  "lane": "light", "base_sha256": base},
+                 {"how": "none", "note": "made without a packet or --base"}):
+        _edited_record(cat, {"read": read})
+        verdict, reason = _approval_gate(cat, "pending_human_review")
+        assert verdict == "pass", (read, reason)
+    (rec_path,) = (cat / "approvals").glob("*request_review*.yaml")
+    rec = yaml.safe_load(rec_path.read_text("utf-8"))
+    del rec["read"]  # (a record made before approve bound it)
+    rec_path.write_text(yaml.safe_dump(rec, sort_keys=False), "utf-8")
+    assert _approval_gate(cat, "pending_human_review")[0] == "pass"

@@ -406,7 +406,8 @@ def _written_problem(rec: dict[str, Any]) -> str | None:
     held to the same rules, so the gates count only what the command could write): its
     ``reviewer`` and ``note`` one line of plain text, the reviewer not blank, its ``at`` a
     date and time with its zone (ISO 8601, as ``approve`` writes it: a time without a zone
-    names no instant).  None: as written."""
+    names no instant), its ``read`` what its reviewer read of this base
+    (:func:`_read_problem`).  None: as written."""
     for key in ("reviewer", "note"):
         value = rec.get(key)
         why = plain_text_problem(value) if isinstance(value, str) else None
@@ -422,6 +423,33 @@ def _written_problem(rec: dict[str, Any]) -> str | None:
     if when.utcoffset() is None:  # (a date alone reads as a naive midnight: no zone either)
         return (f"approval's at names no time zone (ISO 8601 with zone, e.g. "
                 f"2026-01-02T03:04:05+00:00): {rec['at'][:40]!r}")
+    return _read_problem(rec)
+
+
+#: how a record says what its reviewer read (``read.how``: :func:`~.binding.binding`), and
+#: whether that names a base hash (a packet's, or ``--base``)
+_READ_HOW: dict[str, bool] = {"packet": True, "base": True, "none": False}
+
+
+def _read_problem(rec: dict[str, Any]) -> str | None:
+    """What is wrong with the record's ``read`` (what its reviewer read), or None: absent
+    (a record made before ``approve`` bound it), or as ``approve`` writes it -- a mapping
+    whose ``how`` is packet, base or none, and whose ``base_sha256`` (the packet's, or
+    ``--base``) is the one the record approves: a record saying its reviewer read another
+    version of the document approves what nobody read (a packet older than the document
+    cannot be approved)."""
+    if "read" not in rec:
+        return None
+    read = rec["read"]
+    how = read.get("how") if isinstance(read, dict) else None
+    if not isinstance(how, str) or how not in _READ_HOW:
+        return "approval's read is not what `risutools approve` writes (how: packet, base or none)"
+    if _READ_HOW[how] and read.get("base_sha256") != rec["base_sha256"]:
+        said = read.get("base_sha256")
+        shown = repr(said[:19] + "…") if isinstance(said, str) else repr(said)[:40]
+        return (f"approval's reviewer read base {shown} ({how}), not the base "
+                f"{rec['base_sha256'][:19]}… it approves: a packet older than the document "
+                "cannot be approved")
     return None
 
 

@@ -241,7 +241,8 @@ class ApprovalFacts:
 def unreadable_approval(facts: ApprovalFacts) -> str | None:
     """An approval record cannot be read (not YAML, a missing field, a bad value), or holds
     what `risutools approve` would not write (a reviewer or note that is not one line of
-    plain text, a blank reviewer, an `at` that is no ISO 8601 date and time with its zone).
+    plain text, a blank reviewer, an `at` that is no ISO 8601 date and time with its zone,
+    a `read` naming another base than the one it approves).
 
     Why: An approval nobody can read counts as no approval, and may hide a mistake; one
     written by hand past the command's rules could show a forged line to whoever reads it,
