@@ -186,3 +186,42 @@ def test_an_approval_bound_to_what_it_approves_still_counts(cat: Path) -> None:
     del rec["read"]  # (a record made before approve bound it)
     rec_path.write_text(yaml.safe_dump(rec, sort_keys=False), "utf-8")
     assert _approval_gate(cat, "pending_human_review")[0] == "pass"
+
+
+# catalog-and-promotion.md: "No reachable state is a dead end".  G6 asked a passed replay of
+# any component declaring a context.* capability, provides or requires, but `replay run` runs
+# a simulation only for what provides selects: a component that only requires
+# context.token_budget (or provides a context.* name a catalog adds) could never be replayed,
+# so never approved.  Now G6 is n/a there, saying why; a cutter still needs its replay.
+@pytest.mark.parametrize("caps", [
+    {"provides": [], "requires": ["context.token_budget"]},
+    {"provides": ["context.summary_memory"], "requires": []},
+])
+def test_a_context_component_no_simulation_replays_is_no_dead_end(
+        cat: Path, caps: dict[str, list[str]]) -> None:
+    p = _cutter_doc(cat)
+    doc = json.loads(p.read_text("utf-8"))
+    doc["capabilities"].update(caps)
+    p.write_text(json.dumps(doc, indent=2, ensure_ascii=False), "utf-8")
+    r = run_cli("replay", "run", str(p), "-x", str(_write_fixture(cat)))
+    assert "no applicable simulation" in r.stdout + r.stderr  # (nothing could be replayed)
+    verdict, reason = _replay_gate(cat)
+    assert verdict == "n/a", reason
+    assert "no reference simulation replays it" in reason
+
+
+def test_a_cutter_still_needs_its_replay(cat: Path) -> None:
+    assert _replay_gate(cat)[0] == "pass"  # (the fresh catalog's cutter: replayed)
+    p = _cutter_doc(cat)
+    doc = json.loads(p.read_text("utf-8"))
+    doc["projection"]["replay_status"] = "not_run"
+    doc["provenance"]["availability_verdict"] = "untested"
+    p.write_text(json.dumps(doc, indent=2, ensure_ascii=False), "utf-8")
+    verdict, reason = _replay_gate(cat)
+    assert verdict == "fail" and "replay_status" in reason, reason
+
+
+def _write_fixture(cat: Path) -> Path:
+    fx = cat.parent / "fx-dead-end.yaml"
+    fx.write_text(_FIXTURE, "utf-8")
+    return fx

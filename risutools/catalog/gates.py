@@ -51,6 +51,7 @@ from risutools.contract.verify import VerifyContext, mc202, mc203, verify_refs
 from risutools.findings import Finding
 from risutools.settings import lifecycle
 from risutools.settings.config import Settings
+from risutools.settings.simulations import CUTTER_CAPS, MONITOR_CAP, simulation_of
 
 PASS, FAIL, NA = "pass", "fail", "n/a"
 # The document rules whose verdict can change when review_status, runtime_status,
@@ -368,11 +369,13 @@ def active_code(ctx: GateContext) -> tuple[str, str]:
 
 @check("G6", "error", "promotion", "replay", targets=lifecycle.APPROVED)
 def replay(ctx: GateContext) -> tuple[str, str]:
-    """When the component declares a context.* capability: replay_status is passed, and
-    every referenced replay report is verified (MC203: its digest, and read back as a
-    replay-report-v1 whose hash is its own, of this component and of the simulation its
-    capabilities select, of the fixture it is named for, its verdict the one its own
-    invariants give) and says passed itself; otherwise n/a.
+    """When the component declares a context.* capability and its provides select a
+    reference simulation: replay_status is passed, and every referenced replay report is
+    verified (MC203: its digest, and read back as a replay-report-v1 whose hash is its own,
+    of this component and of the simulation its capabilities select, of the fixture it is
+    named for, its verdict the one its own invariants give) and says passed itself;
+    otherwise n/a (a component that only requires context.*, or provides one no simulation
+    replays, has nothing to replay: no replay could pass, and it could never be approved).
 
     Why: A context component that was never replayed may lose or rewrite what the user
     wrote.
@@ -388,6 +391,10 @@ def replay_check(e: Entry, found: Callable[[], list[Verification]]) -> tuple[str
     ctxcaps = [c for c in e.caps("provides") + e.caps("requires") if c.startswith("context.")]
     if not ctxcaps:
         return NA, "declares no context.* capability"
+    if simulation_of(e.caps("provides")) is None:  # (else no replay could ever pass: a dead end)
+        return NA, (f"declares {ctxcaps[0]}, but no reference simulation replays it (its "
+                    f"provides names none of {', '.join((*CUTTER_CAPS, MONITOR_CAP))}): "
+                    "nothing to replay")
     status = e.get("projection", "replay_status")
     if status != "passed":
         return FAIL, (f"declares {ctxcaps[0]} but replay_status is {status!r}; run "

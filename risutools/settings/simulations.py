@@ -22,7 +22,13 @@ def select_simulation(doc: dict[str, Any]) -> str | None:
     """The simulation ``doc``'s ``capabilities.provides`` selects (None: none applies)."""
     caps = doc.get("capabilities")
     provides = caps.get("provides") if isinstance(caps, dict) else None
-    names = {p for p in provides if isinstance(p, str)} if isinstance(provides, list) else set()
+    return simulation_of(provides if isinstance(provides, list) else [])
+
+
+def simulation_of(provides: list[Any]) -> str | None:
+    """The simulation a ``capabilities.provides`` list selects (None: none applies; an item
+    that is no string names nothing)."""
+    names = {p for p in provides if isinstance(p, str)}
     if names & set(CUTTER_CAPS):
         return SIM_CUTTER
     if MONITOR_CAP in names:
