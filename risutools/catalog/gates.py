@@ -28,6 +28,7 @@ from typing import Any
 from risutools.catalog.approvals import Approval, ApprovalVerdict, chain_check, find_approval
 from risutools.catalog.catalog import Catalog, Entry
 from risutools.catalog.graph import Graph
+from risutools.catalog.rerun import replayed_again
 from risutools.checks.registry import Check, check, registered_checks, sort_key
 from risutools.contract import rules as mc
 from risutools.contract.checks_catalog import mc104, mc305
@@ -373,9 +374,12 @@ def replay(ctx: GateContext) -> tuple[str, str]:
     reference simulation: replay_status is passed, and every referenced replay report is
     verified (MC203: its digest, and read back as a replay-report-v1 whose hash is its own,
     of this component and of the simulation its capabilities select, of the fixture it is
-    named for, its verdict the one its own invariants give) and says passed itself;
-    otherwise n/a (a component that only requires context.*, or provides one no simulation
-    replays, has nothing to replay: no replay could pass, and it could never be approved).
+    named for, its verdict the one its own invariants give) and says passed itself, and,
+    when a file of its fixture's digest is at hand (replays/ or the source store), replaying
+    that fixture here with the report's configuration concludes what the report does (else
+    the verdict says it was not replayed again); otherwise n/a (a component that only
+    requires context.*, or provides one no simulation replays, has nothing to replay: no
+    replay could pass, and it could never be approved).
 
     Why: A context component that was never replayed may lose or rewrite what the user
     wrote.
@@ -403,6 +407,12 @@ def replay_check(e: Entry, found: Callable[[], list[Verification]]) -> tuple[str
     reps = [v for v in found() if v.source.startswith("replay:")]
     if not reps:
         return FAIL, "replay_status is passed but no replay report is referenced (MC203)"
+    return _reports_check(e, reps)
+
+
+def _reports_check(e: Entry, reps: list[Verification]) -> tuple[str, str]:
+    """G6 over the replay reports ``e`` references (some at least): each verified, saying
+    passed, and what its fixture gives when replayed again here (:mod:`.rerun`)."""
     bad = [v for v in reps if v.status != "verified"]
     if bad:
         return FAIL, f"replay report {bad[0].source}: {bad[0].detail}"
@@ -411,7 +421,12 @@ def replay_check(e: Entry, found: Callable[[], list[Verification]]) -> tuple[str
         return FAIL, (f"replay_status is passed but the report {failed[0].detail} says "
                       f"{failed[0].verdict!r}; re-run the replay with --update until it "
                       "passes")
-    return PASS, f"replay passed, report verified ({reps[0].detail})"
+    again = [replayed_again(v.evidence, e.doc) for v in reps if v.evidence is not None]
+    wrong = [words for agrees, words in again if agrees is False]
+    if wrong:  # (the report's word against the reference simulation's own run)
+        return FAIL, f"replay report {reps[0].source}: {wrong[0]}"
+    said = f"; {again[0][1]}" if again else ""
+    return PASS, f"replay passed, report verified ({reps[0].detail}){said}"
 
 
 @check("G7", "error", "promotion", "conflict", targets=lifecycle.APPROVED)

@@ -405,7 +405,6 @@ _WORKER: tuple[VerifyContext, Reals] | None = None
 Flat = tuple[Any, ...]  # a Surveyed or a LoadOutcome as plain values (:func:`_flat`)
 #: a finding as plain values: its fields in order (the message third: :func:`_findings`)
 _FINDING = operator.attrgetter(*(f.name for f in fields(Finding)))
-_VERIFICATION = operator.attrgetter(*(f.name for f in fields(Verification)))
 _INFO = operator.attrgetter("file", "line", "component_id", "component_version", "sha256",
                             "candidate")
 
@@ -414,7 +413,7 @@ def _flat(part: LoadOutcome, surveyed: list[Surveyed]) -> Flat:
     """What a worker sends back of one part of a file, as plain values (tuples, strings,
     bytes): pickled in C, where dataclasses take a call per object each way."""
     docs = [(_INFO(s.info), _path_text(s.info.path), [_FINDING(f) for f in s.info.findings],
-             [_VERIFICATION(v) for v in s.verifications], s.fmt, _path_text(s.path),
+             [v.plain() for v in s.verifications], s.fmt, _path_text(s.path),
              s.doc_sha256, s.head, s.blob, s.doc, s.past, s.status_line, s.where, s.base,
              None if s.gate is None else (s.gate[0], [_FINDING(f) for f in s.gate[1]]),
              s.names, s.values, s.found, s.label)
@@ -430,10 +429,9 @@ def _findings(rows: Iterable[tuple[Any, ...]]) -> list[Finding]:
 
 
 def _verifications(rows: Iterable[tuple[Any, ...]]) -> list[Verification]:
-    """Verifications sent back as plain values (:data:`_VERIFICATION`), each pointer (the
-    fourth) kept once as :func:`_share` keeps it."""
-    intern = sys.intern
-    return [Verification(v[0], v[1], v[2], intern(v[3]), *v[4:]) for v in rows]
+    """Verifications sent back as plain values (:meth:`Verification.plain`), each pointer
+    (the fourth) kept once as :func:`_share` keeps it."""
+    return [Verification.of_plain(v) for v in rows]
 
 
 def _unflat(flat: Flat) -> tuple[LoadOutcome, list[Surveyed]]:

@@ -32,7 +32,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import IO, Any
@@ -73,6 +73,9 @@ class ReportRead:
 
     problem: str | None
     verdict: str | None = None
+    #: a trusted report's head (every member but its long lists) and its invariants; None
+    #: when not trusted
+    head: dict[str, Any] | None = field(default=None, compare=False)
 
 
 class _Bad(Exception):
@@ -359,7 +362,8 @@ def _judged(reading: _Reading, component_id: str | None, fixture: str | None,
     problem = _unfounded(summary, reading.kept.get("invariants", []))
     if problem:
         return ReportRead(problem)
-    return ReportRead(None, summary["verdict"])
+    return ReportRead(None, summary["verdict"],
+                      {**head, "invariants": reading.kept.get("invariants", [])})
 
 
 def _not_its_replay(head: dict[str, Any], component_id: str | None,

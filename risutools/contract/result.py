@@ -7,7 +7,8 @@ unreadable path that makes a run exit 2, comes from the light
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import sys
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,27 @@ class DocumentInfo:
     candidate: bool = False
 
 
+@dataclass(frozen=True)
+class ReplayEvidence:
+    """What a verified replay report says it replayed, to be replayed again (gate G6): the
+    simulation, the configuration it ran with (as the report writes it), its fixture (name
+    and digest) and where a file of that digest was found (None: not at hand), and what it
+    concluded (its verdict, and each invariant's, by id)."""
+
+    simulation: str
+    config: dict[str, Any]
+    fixture_name: str
+    fixture_sha256: str
+    fixture_path: str | None  # (text: what a review's worker sends back is plain values)
+    verdict: str
+    verdicts: tuple[tuple[str, str], ...]
+
+
+def verdicts_of(invariants: list[dict[str, Any]]) -> tuple[tuple[str, str], ...]:
+    """Each invariant's verdict by id, in id order (a report's ``invariants`` list)."""
+    return tuple(sorted((str(i.get("id")), str(i.get("verdict"))) for i in invariants))
+
+
 @dataclass(slots=True)
 class Verification:
     """One digest reference checked by ``verify`` (MC202/MC203)."""
@@ -50,6 +72,22 @@ class Verification:
     #: a verified replay report's own verdict (``passed``, ``failed``, ``not-checked``);
     #: None for every other reference
     verdict: str | None = None
+    #: a verified replay report's evidence, to replay it again (None for any other)
+    evidence: ReplayEvidence | None = None
+
+    def plain(self) -> tuple[Any, ...]:
+        """Its fields as plain values, in order (its evidence a tuple too): what a review's
+        worker sends back (marshal takes no dataclass)."""
+        ev = self.evidence
+        return (self.file, self.line, self.component_id, self.pointer, self.source,
+                self.status, self.note, self.verdict,
+                None if ev is None else tuple(getattr(ev, f.name) for f in fields(ev)))
+
+    @classmethod
+    def of_plain(cls, v: tuple[Any, ...]) -> Verification:
+        """:meth:`plain` read back, the pointer kept once (``sys.intern``)."""
+        return cls(v[0], v[1], v[2], sys.intern(v[3]), v[4], v[5], v[6], v[7],
+                   None if v[8] is None else ReplayEvidence(*v[8]))
 
     @property
     def detail(self) -> str:

@@ -35,7 +35,13 @@ from risutools.contract.checks_load import mc001
 from risutools.contract.loaders import LoadedDocument
 from risutools.contract.notesfind import NotesIndex, document_keys, find_notes, notes_index
 from risutools.contract.reportcheck import read_report
-from risutools.contract.result import DocumentInfo, Result, Verification
+from risutools.contract.result import (
+    DocumentInfo,
+    ReplayEvidence,
+    Result,
+    Verification,
+    verdicts_of,
+)
 from risutools.contract.rules import digest_problem, make_finding, mc200, mc201
 from risutools.contract.schema import mc100, not_object_message
 from risutools.contract.shown import display_path
@@ -263,10 +269,10 @@ def _status_follows(ctx: VerifyContext, info: DocumentInfo, ld: LoadedDocument,
 
 def _record(ctx: VerifyContext, info: DocumentInfo, ld: LoadedDocument, rule: Check,
             ref: SourceRef, status: str, detail: str, *, emit: bool = True,
-            verdict: str | None = None) -> None:
+            verdict: str | None = None, evidence: ReplayEvidence | None = None) -> None:
     ctx.result.verifications.append(
         Verification(ld.file, ld.line, info.component_id, ref.pointer, ref.source, status,
-                     detail, verdict))
+                     detail, verdict, evidence))
     if not emit:
         return
     if status == "mismatch":
@@ -432,7 +438,24 @@ def mc203(ctx: VerifyContext, info: DocumentInfo, ld: LoadedDocument, ref: Sourc
         _record(ctx, info, ld, mc203, ref, "mismatch",
                 f"replay report {_rel(found)}: {read.problem}")
     else:
-        _record(ctx, info, ld, mc203, ref, "verified", _rel(found), verdict=read.verdict)
+        _record(ctx, info, ld, mc203, ref, "verified", _rel(found), verdict=read.verdict,
+                evidence=_evidence(ctx, read.head, local))
+
+
+def _evidence(ctx: VerifyContext, head: dict[str, Any] | None,
+              local: SourceStore | None) -> ReplayEvidence | None:
+    """A trusted report's evidence (:class:`ReplayEvidence`), its fixture looked up by
+    digest in the catalog's ``replays/`` (where the spec keeps fixtures), then the store."""
+    if head is None:
+        return None
+    fx, summary = head["fixture"], head["summary"]
+    want = hex_of(fx["sha256"])
+    hits = local.by_content(want) if local is not None else []
+    if not hits and ctx.store.root is not None:
+        hits = ctx.store.by_content(want)
+    return ReplayEvidence(head["simulation"], head["config"], fx["name"], fx["sha256"],
+                          str(hits[0]) if hits else None, summary["verdict"],
+                          verdicts_of(head["invariants"]))
 
 
 def _replays_store(ctx: VerifyContext, replays: Path | None) -> SourceStore | None:

@@ -1,0 +1,77 @@
+"""A replay report replayed again (gate G6): the evidence a report names is run here, and
+what it concluded must be what the reference simulation concludes now.
+
+A replay report is a claim: ``replay run --update`` writes it and records its digest, and
+MC203 proves only that the file is the one recorded and reads back as a report whose summary
+follows from its own invariants.  A report written by hand, its invariants all "passed",
+verifies as well as a real one.  When the fixture it names is at hand (a file of its digest
+in the catalog's ``replays/``, where the spec keeps fixtures, or in the source store), the
+gate runs the simulation the report names over it, with the configuration the report says
+it ran with, and compares the verdicts: the report's verdict, and each invariant's
+(passed, failed, warned, not-checked), must be what the run gives, else the gate fails and
+says what the run found (an invariant claimed "passed" that nothing exercised is
+"not-checked" when replayed).  Counts are not compared: a newer checker may count requests
+another way.
+
+Bounded as ``replay run`` is: the fixture is read under its bounds and replayed once, its
+rows kept out of memory and not read back (only the verdicts are kept)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from risutools.contract.result import ReplayEvidence, verdicts_of
+from risutools.errors import RisuError
+from risutools.replay.fixture import stream_fixture
+from risutools.replay.run import build_report, run_simulation
+from risutools.settings.replay import ReplayConfig, build_config
+
+#: the keys of a report's ``config`` that a configuration layer sets (the rest it derives:
+#: ``tokens_per_char``, ``target_after_trim``, the ``profiles`` table)
+_LAYER_KEYS = ("enabled", "tokenizer_profile", "max_context", "preserve_latest",
+               "trim_percent", "protected_roles", "message_overhead", "warning_pct",
+               "critical_pct", "debounce", "stale_s")
+
+
+def _config_of(written: dict[str, Any]) -> ReplayConfig | None:
+    """The configuration a report says it ran with, built again; None when it cannot be
+    (a key missing, a value refused, or derived values this version derives otherwise)."""
+    try:
+        cfg = build_config({k: written[k] for k in _LAYER_KEYS if k in written})
+    except RisuError:
+        return None
+    return cfg if cfg.to_dict() == written else None
+
+
+def replayed_again(ev: ReplayEvidence, doc: dict[str, Any]) -> tuple[bool | None, str]:
+    """(whether the run agrees with the report, what was found): True, it concludes what
+    the report does; False, it does not (or the fixture is not what the report says it
+    replayed); None, it could not be run (no fixture at hand, a configuration this version
+    cannot build again): the report stands on its digest alone, and the words say so."""
+    if ev.fixture_path is None:
+        return None, (f"not replayed again: no file of its fixture's digest "
+                      f"({ev.fixture_sha256[:19]}…, {ev.fixture_name!r}) in replays/ or the "
+                      "source store")
+    cfg = _config_of(ev.config)
+    if cfg is None:
+        return None, "not replayed again: its configuration cannot be built again here"
+    try:
+        fx = stream_fixture(ev.fixture_path)
+        run = run_simulation(ev.simulation, fx, cfg, spool=True, readable=False)
+        report = build_report(run, fx, cfg, doc)
+    except RisuError as exc:
+        return False, f"its fixture {ev.fixture_name!r} cannot be replayed: {exc}"
+    summary = report["summary"]
+    if fx.sha256 != ev.fixture_sha256 or fx.name != ev.fixture_name:
+        return False, (f"the fixture found for it is not the one it names ({fx.name!r}, "
+                       f"{fx.sha256[:19]}…)")
+    got = verdicts_of(report["invariants"])
+    if (summary["verdict"], got) != (ev.verdict, ev.verdicts):
+        said = dict(ev.verdicts)
+        odd = [f"{i} {v} (the report: {said.get(i, 'absent')})" for i, v in got
+               if said.get(i) != v] or [f"{len(ev.verdicts)} invariant(s) listed"]
+        return False, (f"replaying its fixture {ev.fixture_name!r} here gives "
+                       f"{summary['verdict']!r}, the report says {ev.verdict!r}; "
+                       f"{', '.join(odd[:3])}: the report is not what its fixture gives")
+    return True, (f"replayed again over {ev.fixture_name!r}: {summary['verdict']}, each "
+                  f"invariant as the report says ({summary['requests']} request(s))")
