@@ -451,15 +451,8 @@ def conflict(ctx: GateContext) -> tuple[str, str]:
 
 def _blind(ctx: GateContext, pool: str = "live") -> str | None:
     """Why a gate that reads the other components of ``pool`` (live, or active) cannot tell
-    (None: it can): one it may not have seen (:attr:`~risutools.catalog.graph.Graph.unseen`),
-    when the component provides or conflicts with anything (one that does neither
-    conflicts with none)."""
-    states = ("", "active", "promoted") if pool == "live" else ("", "active")
-    unseen = [why for why, state in ctx.graph.unseen if state in states]
-    if not unseen or not (ctx.entry.caps("provides") or ctx.entry.caps("conflicts")):
-        return None
-    more = f" (and {len(unseen) - 1} more)" if len(unseen) > 1 else ""
-    return f"cannot tell, a component may not have been seen: {unseen[0]}{more}"
+    (None: it can): :meth:`~risutools.catalog.graph.Graph.cannot_tell`."""
+    return ctx.graph.cannot_tell(ctx.entry, pool)
 
 
 @check("G8", "error", "promotion", "inactive", targets=lifecycle.LEAVING)

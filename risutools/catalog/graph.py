@@ -137,6 +137,19 @@ class Graph:
                     out.append((o, c))
         return out
 
+    def cannot_tell(self, e: Entry, pool: str = "live") -> str | None:
+        """Why a question about the other components of ``pool`` (live, or active) that
+        ``e`` asks cannot be answered (None: it can): one the graph may not have seen
+        (:attr:`unseen`), when ``e`` provides or conflicts with anything (one that does
+        neither conflicts with none).  What the gates fail with ("cannot tell") and what a
+        packet says beside its relations: one text, one place."""
+        states = ("", "active", "promoted") if pool == "live" else ("", "active")
+        unseen = [why for why, state in self.unseen if state in states]
+        if not unseen or not (e.caps("provides") or e.caps("conflicts")):
+            return None
+        more = f" (and {len(unseen) - 1} more)" if len(unseen) > 1 else ""
+        return f"cannot tell, a component may not have been seen: {unseen[0]}{more}"
+
     def exclusive_rivals(self, e: Entry) -> list[tuple[Entry, str]]:
         """Other active providers (by document or log) of an exclusive capability ``e``
         provides."""

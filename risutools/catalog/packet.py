@@ -37,7 +37,7 @@ from risutools.catalog.approvals import (
     standing,
 )
 from risutools.catalog.catalog import Catalog, Entry
-from risutools.catalog.graph import Graph
+from risutools.catalog.graph import Graph, whole_graph
 from risutools.catalog.packet_markdown import render_packet_markdown
 from risutools.catalog.review_interactions import (
     Interactions,
@@ -144,6 +144,12 @@ class Relations:
     shared_source: list[Entry]
     same_id: list[Entry]
     stale_approvals: list[Approval]
+    #: each conflict's `` (active by transitions.ndjson line N, ...)`` when the log makes
+    #: the other live where its document does not (:meth:`Graph.by_log`), else ""
+    by_log: list[str]
+    #: why the conflicts cannot be told (:meth:`Graph.cannot_tell`: what gate G7 fails
+    #: with), None when they can
+    blind: str | None
 
 
 def relations(entry: Entry, graph: Graph, approvals: list[Approval],
@@ -153,8 +159,10 @@ def relations(entry: Entry, graph: Graph, approvals: list[Approval],
     current = {a.field("action") for a in mine if standing(a, base, used) == CURRENT}
     stale = [a for a in mine if standing(a, base, used) == STALE
              and a.field("action") not in current]
-    return Relations(graph.unmet(entry), graph.conflicts_with(entry, "live"),
-                     _shared_source(entry, graph), _same_id(entry, graph), stale)
+    conflicts = graph.conflicts_with(entry, "live")
+    return Relations(graph.unmet(entry), conflicts, _shared_source(entry, graph),
+                     _same_id(entry, graph), stale, [graph.by_log(o) for o, _ in conflicts],
+                     graph.cannot_tell(entry, "live"))
 
 
 def _first_source(e: Entry) -> Any:
@@ -193,9 +201,11 @@ def reasons(rel: Relations) -> list[dict[str, str]]:
     for c in rel.unmet:
         out.append({"reason": "unmet-requirement",
                     "detail": f"requires {c!r}; no active or promoted component provides it"})
-    for o, c in rel.conflicts:
-        out.append({"reason": "conflict", "detail": f"conflicts with {o.component_id} over "
-                    f"{c!r}"})
+    for (o, c), said in zip(rel.conflicts, rel.by_log, strict=True):
+        out.append({"reason": "conflict", "detail": f"conflicts with {o.component_id}{said} "
+                    f"over {c!r}"})
+    if rel.blind is not None:
+        out.append({"reason": "cannot-tell", "detail": rel.blind})
     for o in rel.shared_source:
         out.append({"reason": "shared-source",
                     "detail": f"{o.component_id} comes from the same source file"})
@@ -259,9 +269,9 @@ def build_packet(cat: Catalog, entry: Entry, lane: str, *, actor: str = "",
     may be one of them (:func:`~risutools.contract.transitions.used_among`)."""
     if lane not in LANES:
         raise UsageError("--lane", f"{lane!r} is not one of {', '.join(LANES)}")
-    graph = Graph(cat.entries()) if graph is None else graph
-    inter = interactions(str(cat.root), graph.entries) if inter is None else inter
     log = cat.log() if log is None else log
+    graph = _graph(cat, log) if graph is None else graph
+    inter = interactions(str(cat.root), graph.entries) if inter is None else inter
     approvals, used = _records(cat, entry, approvals, log, used)
     action, to, default_instr = instruction_for(entry)
     instr = instruction or default_instr
@@ -347,6 +357,14 @@ def _records(cat: Catalog, entry: Entry, approvals: list[Approval] | None, log: 
     return approvals, used
 
 
+def _graph(cat: Catalog, log: CatalogLog) -> Graph:
+    """The graph a packet's relations come from: the one the review's gates judge by
+    (:func:`~risutools.catalog.graph.whole_graph`): a component is live by its document or
+    by the log's last line for it, and what the catalog could not read is said."""
+    entries = cat.entries()
+    return whole_graph(entries, cat.load_problems, log)
+
+
 def _full_relations(cat: Catalog, entry: Entry, graph: Graph, rel: Relations,
                     log: CatalogLog, approvals: list[Approval], used: UsedRecords
                     ) -> dict[str, Any]:
@@ -359,7 +377,9 @@ def _full_relations(cat: Catalog, entry: Entry, graph: Graph, rel: Relations,
     return {
         "providers_of_requirements": providers,
         "unmet_requirements": rel.unmet,
-        "conflicts": [{**_brief(o), "capability": c} for o, c in rel.conflicts],
+        "conflicts": [{**_brief(o), "capability": c, **_logged(said)}
+                      for (o, c), said in zip(rel.conflicts, rel.by_log, strict=True)],
+        **({"cannot_tell": rel.blind} if rel.blind is not None else {}),
         "shared_source": [_brief(o) for o in rel.shared_source],
         "same_component_id": [_brief(o) for o in rel.same_id],
         "transition_history": [{"line": ln, **rec} for ln, rec in history],
@@ -370,6 +390,12 @@ def _full_relations(cat: Catalog, entry: Entry, graph: Graph, rel: Relations,
         "notes": note,
         "replay_reports": _replays(cat, cid),
     }
+
+
+def _logged(said: str) -> dict[str, str]:
+    """``{"live_by_log": ...}`` for a conflict live by the log only (its document says
+    less), else nothing: a packet shows what the gates count."""
+    return {"live_by_log": said.strip(" ()")} if said else {}
 
 
 def _note(cat: Catalog, cid: str, doc: Any = None) -> Any:
@@ -473,9 +499,9 @@ def write_queue(cat: Catalog, out_dir: Path, status: str, *, actor: str, limit: 
                 when: str) -> tuple[Path, dict[str, Any]]:
     """One bounded light packet per component with ``status`` (at most ``limit``) and a
     hand-off record naming who, when and which base hashes."""
-    graph = Graph(cat.entries())
     approvals = load_approvals(cat)
     log = cat.log()
+    graph = _graph(cat, log)
     used = used_records(log)  # (every packet's records: the log's, read once)
     inter = interactions(str(cat.root), graph.entries)
     chosen = sorted((e for e in cat.entries() if e.review_status == status),

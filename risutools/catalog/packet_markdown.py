@@ -93,8 +93,11 @@ def _relations(rel: dict[str, Any]) -> list[str]:
     for key, title in (("conflicts", "conflicts with"), ("shared_source", "shares a source "
                        "with"), ("same_component_id", "same component_id")):
         for x in rel[key]:
+            by_log = f"; {_cell(x['live_by_log'])}" if "live_by_log" in x else ""
             lines.append(f"- {title}: {_cell(x['component_id'])} ({_cell(x['review_status'])}, "
-                         f"{_cell(x['runtime_status'])}, {_code(x['file'])})")
+                         f"{_cell(x['runtime_status'])}, {_code(x['file'])}{by_log})")
+    if "cannot_tell" in rel:
+        lines.append(f"- conflicts: {_cell(rel['cannot_tell'])}")
     omitted = rel.get("omitted", {})
     lines += _history(rel["transition_history"], omitted.get("transition_history", 0))
     lines += ["", "### Approvals", ""]

@@ -1,0 +1,108 @@
+"""An eleventh pass over small catalog and contract defects left by earlier helpers
+(stop 65, ``catalog2``): each test reproduces a defect and fails before its fix.
+
+- The full-lane review packet built its relations from the documents alone: a component
+  the log says is promoted (an approval cut short between its log line and its document)
+  was no conflict of the packet's component, and a catalog file that could not be read
+  was not said, where gate G7 fails naming the one and "cannot tell" for the other.  The
+  packet now reads the graph the review's gates judge by.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from test_catalog_support import (
+    CUTTER,
+    approve_and_promote,
+    doc_path,
+    fresh_catalog,
+)
+
+from risutools.catalog.catalog import Catalog
+from risutools.catalog.packet import build_packet
+from risutools.catalog.promote import plan
+
+FOE = "module.risu.174678332.cutter-foe"
+
+
+# ---- a packet shows the conflicts the gates count ------------------------------------------
+
+def _foe(cat: Path) -> None:
+    """A pending component that conflicts with what the cutter provides."""
+    doc = json.loads(doc_path(cat, CUTTER).read_text("utf-8"))
+    doc["component_id"] = FOE
+    doc["provenance"]["runtime_status"] = "inactive"
+    doc["provenance"]["review_status"] = "pending_human_review"
+    doc["capabilities"]["provides"] = ["context.protected_roles"]
+    doc["capabilities"]["conflicts"] = ["context.token_budget"]
+    (cat / "foe.json").write_text(json.dumps(doc), "utf-8")
+
+
+@pytest.fixture
+def promoted_by_log(tmp_path_factory: pytest.TempPathFactory, tmp_path: Path) -> Path:
+    """The cutter promoted by a process killed between the log's line and the document:
+    transitions.ndjson says promoted, the document still says approved."""
+    c = fresh_catalog(tmp_path_factory, tmp_path)
+    approve_and_promote(c, CUTTER, "request_review", "pending_human_review")
+    approve_and_promote(c, CUTTER, "approve", "approved")
+    before = doc_path(c, CUTTER).read_bytes()
+    approve_and_promote(c, CUTTER, "promote", "promoted")
+    (c / "promoted.bytes").write_bytes(doc_path(c, CUTTER).read_bytes())
+    doc_path(c, CUTTER).write_bytes(before)  # (the line written, the document not)
+    _foe(c)
+    return c
+
+
+def _packet(cat: Path, lane: str) -> dict:
+    c = Catalog.open(cat)
+    return build_packet(c, c.resolve(FOE), lane)
+
+
+def test_a_full_packet_names_the_logs_promoted_conflict(promoted_by_log: Path) -> None:
+    c = Catalog.open(promoted_by_log)
+    gate = {v.gate: v for v in plan(c, c.resolve(FOE), "approved").verdicts}["conflict"]
+    assert gate.verdict == "fail" and CUTTER in gate.reason  # (what the gate judges by)
+    rel = _packet(promoted_by_log, "full")["relations"]
+    assert [x["component_id"] for x in rel["conflicts"]] == [CUTTER]
+    assert rel["conflicts"][0]["capability"] == "context.token_budget"
+    assert rel["conflicts"][0]["live_by_log"] == (
+        "promoted by transitions.ndjson line 3, its document says approved")
+    assert "cannot_tell" not in rel
+
+
+def test_a_light_packet_needs_full_context_for_the_logs_conflict(promoted_by_log: Path
+                                                                 ) -> None:
+    got = [r for r in _packet(promoted_by_log, "light")["needs_full_context"]
+           if r["reason"] == "conflict"]
+    assert got and CUTTER in got[0]["detail"]
+    assert "transitions.ndjson line 3" in got[0]["detail"]
+
+
+def test_a_packet_says_cannot_tell_where_the_gate_does(
+        tmp_path_factory: pytest.TempPathFactory, tmp_path: Path) -> None:
+    """A catalog file that cannot be read may hold a conflicting component: gate G7 fails
+    "cannot tell"; the packet says so too, never an empty list of conflicts alone."""
+    c = fresh_catalog(tmp_path_factory, tmp_path)
+    _foe(c)
+    (c / "broken.json").write_text('{"review_status": "promoted", "capabilities": '
+                                   '{"provides": ["context.token_budget"], ', "utf-8")
+    cat = Catalog.open(c)
+    gate = {v.gate: v for v in plan(cat, cat.resolve(FOE), "approved").verdicts}["conflict"]
+    assert gate.verdict == "fail" and gate.reason.startswith("cannot tell"), gate.reason
+    full = _packet(c, "full")
+    assert full["relations"]["conflicts"] == []
+    assert full["relations"]["cannot_tell"] == gate.reason
+    light = _packet(c, "light")["needs_full_context"]
+    assert {"reason": "cannot-tell", "detail": gate.reason} in light
+
+
+def test_a_catalog_read_whole_packs_as_before(promoted_by_log: Path) -> None:
+    """A document agreeing with the log: no ``live_by_log``, no ``cannot_tell``."""
+    doc_path(promoted_by_log, CUTTER).write_bytes(
+        (promoted_by_log / "promoted.bytes").read_bytes())  # (the activation completed)
+    rel = _packet(promoted_by_log, "full")["relations"]
+    assert [x["component_id"] for x in rel["conflicts"]] == [CUTTER]
+    assert "live_by_log" not in rel["conflicts"][0] and "cannot_tell" not in rel
