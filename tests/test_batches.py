@@ -28,6 +28,7 @@ from risutools.contract.loaders import (
     iter_file,
     load_batches,
 )
+from risutools.contract.readonce import ReadOnce
 from risutools.contract.validate import validate_many, validate_paths
 from risutools.findings import MAX_LISTED
 from risutools.report.review_text import render_review_json
@@ -241,7 +242,7 @@ def test_files_read_first_give_what_one_file_at_a_time_gives(
     args = [root, root / "c03.json", tmp_path / "gone.json", root / "c10x.ndjson",
             root / "c07x.yaml", root / "c05x.json", root]
     for skip, hashed in ((False, True), (True, False)):
-        once = loaders.ReadOnce()  # (a file the paths name again is read once: c03, root)
+        once = ReadOnce()  # (a file the paths name again is read once: c03, root)
         one = [p for a in args
                for p in iter_documents(a, skip_non_documents=skip, hashed=hashed, once=once)]
         got = [p for parts, _ in document_batches(args, skip_non_documents=skip,

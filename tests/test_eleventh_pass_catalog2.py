@@ -6,6 +6,10 @@
   was no conflict of the packet's component, and a catalog file that could not be read
   was not said, where gate G7 fails naming the one and "cannot tell" for the other.  The
   packet now reads the graph the review's gates judge by.
+- ``analyze a.risum a.risum`` (or ``./a.risum``, the absolute path, a link to it) analysed
+  and reported the module twice; ``validate cat catlink/doc.json`` (the folder reached
+  through a link to it) was an MC104 duplicate of itself: a file named twice is read once,
+  known by its real path.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ import json
 from pathlib import Path
 
 import pytest
+from harness import FIXTURES, SEED, run_cli
 from test_catalog_support import (
     CUTTER,
     approve_and_promote,
@@ -106,3 +111,55 @@ def test_a_catalog_read_whole_packs_as_before(promoted_by_log: Path) -> None:
     rel = _packet(promoted_by_log, "full")["relations"]
     assert [x["component_id"] for x in rel["conflicts"]] == [CUTTER]
     assert "live_by_log" not in rel["conflicts"][0] and "cannot_tell" not in rel
+
+
+# ---- a file named twice is analysed once ---------------------------------------------------
+
+MODULE = FIXTURES / "analysis" / "context-cutter.module.json"
+
+
+@pytest.mark.parametrize("names", [
+    ("a.json", "a.json"),
+    ("a.json", "./a.json"),
+    ("a.json", "{abs}/a.json"),
+    ("a.json", "sub/../a.json"),
+    ("a.json", "link.json"),
+    ("a.json", "sublink/../a.json", "a.json"),
+])
+def test_a_file_named_twice_is_analysed_once(tmp_path: Path, names: tuple[str, ...]) -> None:
+    (tmp_path / "a.json").write_bytes(MODULE.read_bytes())
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "link.json").symlink_to("a.json")
+    (tmp_path / "sublink").symlink_to("sub")
+    args = [n.format(abs=tmp_path) for n in names]
+    text = run_cli("analyze", *args, cwd=tmp_path)
+    assert text.returncode == 0, text.stderr
+    assert text.stdout.count("provides: ui.toggles") == 1, text.stdout
+    got = run_cli("analyze", "-f", "json", *args, cwd=tmp_path)
+    shown = json.loads(got.stdout)
+    assert isinstance(shown, list) and len(shown) == 1  # (several names: an array, as ever)
+
+
+def test_two_files_are_still_two_analyses(tmp_path: Path) -> None:
+    (tmp_path / "a.json").write_bytes(MODULE.read_bytes())
+    (tmp_path / "b.json").write_bytes(MODULE.read_bytes())
+    p = run_cli("analyze", "a.json", "b.json", "a.json", cwd=tmp_path)
+    assert p.returncode == 0 and p.stdout.count("provides: ui.toggles") == 2, p.stdout
+
+
+def test_a_missing_file_named_twice_is_said_once(tmp_path: Path) -> None:
+    p = run_cli("analyze", "gone.json", "./gone.json", cwd=tmp_path)
+    assert p.returncode == 2 and p.stderr.count("gone.json") == 1, p.stderr
+
+
+@pytest.mark.parametrize("command", ["validate", "verify"])
+@pytest.mark.parametrize("names", [("cat", "catlink/doc.json"), ("catlink", "cat"),
+                                   ("cat/doc.json", "catlink/doc.json")])
+def test_a_document_reached_through_a_linked_folder_is_read_once(
+        tmp_path: Path, command: str, names: tuple[str, ...]) -> None:
+    (tmp_path / "cat").mkdir()
+    (tmp_path / "cat" / "doc.json").write_bytes(SEED.read_bytes())
+    (tmp_path / "catlink").symlink_to("cat")
+    p = run_cli(command, *names, cwd=tmp_path)
+    assert p.returncode == 0 and "MC104" not in p.stdout, p.stdout + p.stderr
+    assert "1 document, 1 file" in p.stdout, p.stdout

@@ -14,6 +14,7 @@ from risutools.analysis.analyzer import analyze
 from risutools.analysis.model import Analysis
 from risutools.canonical import prefixed
 from risutools.checks.registry import RuleFilter, check_selection, for_command
+from risutools.contract.readonce import ReadOnce
 from risutools.contract.result import DocumentInfo, Result
 from risutools.errors import Code, RisuError, UsageError
 from risutools.findings import SEVERITY_RANK, Finding, sorted_findings
@@ -132,7 +133,10 @@ def run(opts: Options) -> Analyzed:
     cfg = resolve_settings(opts.config_file, opts.files, select=opts.select, ignore=opts.ignore)
     results: list[AnalyzeResult] = []
     refused: list[RisuError] = []
+    once = ReadOnce()  # (a file named twice is analysed and reported once, where named first)
     for file in opts.files:
+        if not once.first(file):
+            continue
         try:
             results.append(graded(analyze_result(file), cfg))
         except RisuError as exc:

@@ -36,6 +36,7 @@ from risutools.contract.folders import (
     document_files,
     named_passed_over,
 )
+from risutools.contract.readonce import STDIN, ReadOnce
 from risutools.contract.rules import ACTIVE_CODE_SECTIONS, known_prose
 from risutools.contract.shown import as_path, display_path, given_path
 from risutools.errors import Code
@@ -56,8 +57,6 @@ from risutools.values import (
     parse_json_exact,
     parse_json_hashed,
 )
-
-STDIN = "-"
 
 STDIN_NAME = "-"  # standard input, as it is named on the command line
 #: :func:`load_bytes` parses a JSON text itself (no ``fast`` answer given)
@@ -215,29 +214,6 @@ def iter_documents(
             yield load_file(f, from_folder=from_folder, seen=seen, hashed=hashed)
 
 
-class ReadOnce:
-    """The files a run over several paths has taken (``validate a/ a/x.json``, ``validate
-    x.json x.json``, ``- -``): each is read once, as given first, whatever names it again
-    -- a document named twice is one document (never an MC104 duplicate of itself).  A file
-    is known by its path made absolute and normal (no file system call but one
-    ``getcwd``); one run's paths are many, a file's names few."""
-
-    __slots__ = ("_cwd", "_seen")
-
-    def __init__(self) -> None:
-        self._cwd = os.getcwd()
-        self._seen: set[str] = set()
-
-    def first(self, p: str | os.PathLike[str]) -> bool:
-        """Whether ``p`` is met for the first time (then it is remembered)."""
-        name = os.fspath(p)
-        key = name if name == STDIN else os.path.normpath(os.path.join(self._cwd, name))
-        if key in self._seen:
-            return False
-        self._seen.add(key)
-        return True
-
-
 def _path_files(p: str | Path, exclude: Iterable[str], skip_non_documents: bool,
                 once: ReadOnce | None = None
                 ) -> Iterator[LoadOutcome | tuple[str | Path, bool, os.stat_result | None]]:
@@ -254,8 +230,10 @@ def _path_files(p: str | Path, exclude: Iterable[str], skip_non_documents: bool,
     if seen is not None and stat.S_ISDIR(seen.st_mode):
         listing, found = list_folder(Path(p), exclude)
         yield listing
+        real, top = (once.real(p), Path(p)) if once is not None else ("", Path())
         for f in found:
-            if once is None or once.first(f):
+            if once is None or once.first(f, known_as=os.path.join(
+                    real, os.fspath(f.relative_to(top)))):
                 yield f, True, None
         return
     if once is not None and not once.first(p):

@@ -25,11 +25,11 @@ from risutools.contract.checks_load import mc000
 from risutools.contract.loaders import (
     LoadedDocument,
     LoadOutcome,
-    ReadOnce,
     document_batches,
     load_documents,
 )
 from risutools.contract.preconditions import PRECONDITIONED, quiet_rules
+from risutools.contract.readonce import ReadOnce
 from risutools.contract.result import DocumentInfo as DocumentInfo  # re-exported
 from risutools.contract.result import Result as Result  # re-exported
 from risutools.contract.result import Verification as Verification  # re-exported
