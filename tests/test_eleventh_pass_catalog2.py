@@ -10,6 +10,10 @@
   and reported the module twice; ``validate cat catlink/doc.json`` (the folder reached
   through a link to it) was an MC104 duplicate of itself: a file named twice is read once,
   known by its real path.
+- A link inside a catalog to one of its documents (``cat/link.json -> cat/doc.json``) was
+  read as a second document, an MC104 duplicate of its target (validate, verify, review,
+  and every command that reads the catalog); now a folder walk reads a link to a file it
+  reads already as that file, once, and says so once; a link leading out stays refused.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from test_catalog_support import (
 from risutools.catalog.catalog import Catalog
 from risutools.catalog.packet import build_packet
 from risutools.catalog.promote import plan
+from risutools.catalog.review import review_catalog
 
 FOE = "module.risu.174678332.cutter-foe"
 
@@ -163,3 +168,63 @@ def test_a_document_reached_through_a_linked_folder_is_read_once(
     p = run_cli(command, *names, cwd=tmp_path)
     assert p.returncode == 0 and "MC104" not in p.stdout, p.stdout + p.stderr
     assert "1 document, 1 file" in p.stdout, p.stdout
+
+
+# ---- a link to a document of the catalog is that document ----------------------------------
+
+def _linked(root: Path) -> Path:
+    cat = root / "cat"
+    (cat / "sub").mkdir(parents=True)
+    (cat / "doc.json").write_bytes(SEED.read_bytes())
+    (cat / "link.json").symlink_to("doc.json")  # (sorts after its target)
+    (cat / "a-link.json").symlink_to("sub/../doc.json")  # (before it, and spelt otherwise)
+    (cat / "sub" / "up.json").symlink_to("../doc.json")
+    return cat
+
+
+@pytest.mark.parametrize("command", ["validate", "verify"])
+def test_a_link_to_a_document_of_the_folder_is_that_document(tmp_path: Path, command: str
+                                                              ) -> None:
+    _linked(tmp_path)
+    p = run_cli(command, "cat", cwd=tmp_path)
+    assert p.returncode == 0 and "MC104" not in p.stdout, p.stdout + p.stderr
+    assert "1 document, 1 file" in p.stdout
+    assert p.stdout.count("link(s) to a file already read") == 1  # (said once)
+    assert "3 link(s) to a file already read, read once as that file: " \
+        "cat/a-link.json -> cat/doc.json and 2 more" in p.stdout, p.stdout
+    got = json.loads(run_cli(command, "-f", "json", "cat", cwd=tmp_path).stdout)
+    assert got["links_read_once"] == ["cat/a-link.json -> cat/doc.json",
+                                      "cat/link.json -> cat/doc.json",
+                                      "cat/sub/up.json -> cat/doc.json"]
+    assert [d["file"] for d in got["documents"]] == ["cat/doc.json"]
+
+
+def test_two_links_to_one_file_are_read_once(tmp_path: Path) -> None:
+    """Two links to one file the walk does not read itself (a catalog folder of its own):
+    the first read, the second that file again."""
+    cat = tmp_path / "cat"
+    (cat / "facts").mkdir(parents=True)
+    (cat / "facts" / "kept.json").write_bytes(SEED.read_bytes())
+    (cat / "one.json").symlink_to("facts/kept.json")
+    (cat / "two.json").symlink_to("facts/kept.json")
+    p = run_cli("validate", "cat", cwd=tmp_path)
+    assert p.returncode == 0 and "MC104" not in p.stdout, p.stdout
+    assert "1 document, 1 file" in p.stdout
+    assert "cat/two.json -> cat/one.json" in p.stdout
+
+
+def test_the_catalog_reads_a_linked_document_once(tmp_path: Path) -> None:
+    cat = _linked(tmp_path)
+    c = Catalog.open(cat)
+    assert [c.rel(e.path) for e in c.entries()] == ["doc.json"]
+    rv = review_catalog(Catalog.open(cat))
+    assert not [f for f in rv.result.findings if f.rule == "MC104"]
+
+
+def test_a_link_leading_out_is_still_refused(tmp_path: Path) -> None:
+    cat = _linked(tmp_path)
+    (tmp_path / "elsewhere.json").write_bytes(SEED.read_bytes())
+    (cat / "out.json").symlink_to(tmp_path / "elsewhere.json")
+    p = run_cli("validate", "cat", cwd=tmp_path)
+    assert p.returncode == 2 and "MC001" in p.stdout and "cat/out.json" in p.stdout, p.stdout
+    assert "MC104" not in p.stdout

@@ -315,8 +315,10 @@ def test_a_linked_document_s_rows_name_the_link(tmp_path: Path) -> None:
     rows = [ln.split(":", 1)[0] for ln in done.stdout.splitlines()
             if " RV408 " in ln and "conflicts with" in ln]
     mc104 = [ln.split(":", 1)[0] for ln in done.stdout.splitlines() if " MC104 " in ln]
-    assert sorted(rows) == ["a.json", "sub/a-copy.json"], done.stdout
-    assert mc104 == ["sub/a-copy.json"], done.stdout
+    # (since stop 65, a link to a document the walk reads is that document, read once:
+    # one row, on the file itself, and no MC104 of a file against itself)
+    assert sorted(rows) == ["a.json"], done.stdout
+    assert mc104 == [], done.stdout
 
 
 # ---- a full packet is bounded, and approve --packet reads what packet wrote --------------

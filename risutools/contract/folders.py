@@ -47,12 +47,13 @@ def named_passed_over(path: str | Path) -> bool:
 
 
 def document_files(root: Path, exclude: tuple[str, ...], errors: list[OSError],
-                   outside: list[tuple[Path, FileRefused]]) -> Iterator[Path]:
+                   outside: list[tuple[Path, FileRefused]],
+                   links: set[Path] | None = None) -> Iterator[Path]:
     """The document files below ``root`` (``os.walk``'s, top-down): a link to a folder is
     never entered (no cycles, no /dev); a link to a file is yielded when it resolves inside
-    ``root`` (read, or refused, by load_file like any other file), else put in ``outside``
-    with its refusal.  The listing's own entry types (``d_type``) tell a link: no stat a
-    file."""
+    ``root`` (read, or refused, by load_file like any other file; added to ``links``), else
+    put in ``outside`` with its refusal.  The listing's own entry types (``d_type``) tell
+    a link: no stat a file."""
     stack = [os.fspath(root)]
     while stack:
         top = stack.pop()
@@ -81,6 +82,8 @@ def document_files(root: Path, exclude: tuple[str, ...], errors: list[OSError],
                 except FileRefused as exc:
                     outside.append((f, exc))
                     continue
+                if links is not None:
+                    links.add(f)
             yield f
         stack.extend(sorted(below, reverse=True))
 
@@ -97,3 +100,30 @@ def _is_link(entry: os.DirEntry[str]) -> bool:
         return entry.is_symlink()
     except OSError:
         return False
+
+
+def once_each(root: Path, found: list[Path], links: set[Path]
+              ) -> tuple[list[Path], list[tuple[Path, Path]]]:
+    """``found`` (the files of the folder ``root``, in order) without the links among them
+    (``links``) that lead to a file the walk reads already -- one of ``found`` that is no
+    link, or the target of a link before it: one file is one file, however many names it
+    has (``cat/link.json -> cat/doc.json`` is no MC104 duplicate of ``doc.json``) -- and
+    those links, each with the file it leads to.  A file that is no link is known by
+    the folder's real path and its own relative path (a walk never enters a linked
+    folder); a link by its real path: one ``realpath`` a link, none a file."""
+    if not links:
+        return found, []
+    real_root = os.path.realpath(root)
+    known: dict[str, Path] = {os.path.join(real_root, os.fspath(f.relative_to(root))): f
+                              for f in found if f not in links}
+    kept: list[Path] = []
+    same: list[tuple[Path, Path]] = []
+    for f in found:
+        if f in links:
+            target = os.path.realpath(f)
+            if target in known:
+                same.append((f, known[target]))
+                continue
+            known[target] = f
+        kept.append(f)
+    return kept, same

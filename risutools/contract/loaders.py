@@ -35,6 +35,7 @@ from risutools.contract.folders import (
     YAML_EXTS,
     document_files,
     named_passed_over,
+    once_each,
 )
 from risutools.contract.readonce import STDIN, ReadOnce
 from risutools.contract.rules import ACTIVE_CODE_SECTIONS, known_prose
@@ -142,6 +143,8 @@ class LoadOutcome:
     problems: list[Finding] = field(default_factory=list)  # MC000 / MC001
     files: list[str] = field(default_factory=list)  # files read
     skipped: list[str] = field(default_factory=list)  # folder files that are not documents
+    #: a folder's links to a file it reads already (``link -> file``), not read again
+    same: list[str] = field(default_factory=list)
     size: int = 0  # the bytes of a JSON or YAML file read whole (0: an NDJSON file's part)
 
     def extend(self, other: LoadOutcome) -> None:
@@ -149,6 +152,7 @@ class LoadOutcome:
         self.problems.extend(other.problems)
         self.files.extend(other.files)
         self.skipped.extend(other.skipped)
+        self.same.extend(other.same)
 
 
 def _found(file: str, p: Problem) -> Finding:
@@ -283,12 +287,16 @@ def list_folder(p: Path, exclude: Iterable[str] = ()) -> tuple[LoadOutcome, list
     """The document files under the folder ``p`` in the order they are read, and the
     problems of listing it (a folder that cannot be listed is an MC001, never silently
     passed; so is a file that is a symbolic link leading out of ``p``, which is not read:
-    a folder, a catalog, is untrusted input)."""
+    a folder, a catalog, is untrusted input).  A link to a file the walk reads already is
+    that file: not read again, said once in the listing's ``same``
+    (:func:`~risutools.contract.folders.once_each`)."""
     unlisted: list[OSError] = []
     outside: list[tuple[Path, FileRefused]] = []
-    found = sorted(document_files(p, tuple(exclude), unlisted, outside),
-                   key=lambda q: q.as_posix())
-    listing = LoadOutcome()
+    links: set[Path] = set()
+    found, same = once_each(p, sorted(document_files(p, tuple(exclude), unlisted, outside,
+                                                     links), key=lambda q: q.as_posix()),
+                            links)
+    listing = LoadOutcome(same=[f"{display_path(f)} -> {display_path(t)}" for f, t in same])
     for err in unlisted:
         where = Path(os.fsdecode(err.filename)) if err.filename is not None else p
         listing.problems.append(mc001(

@@ -109,6 +109,8 @@ class Result:
     file_findings: list[Finding] = field(default_factory=list)  # MC000/MC001, catalog files
     files: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
+    #: a folder's links to a file it read already (``link -> file``), read once, as that file
+    same: list[str] = field(default_factory=list)
     verifications: list[Verification] = field(default_factory=list)
     strict: bool = False  # warnings fail the run (``--strict``); renderers say so
     #: the checks the command reports, by id (the SARIF rule list; statistics' titles)

@@ -338,6 +338,7 @@ def _validated_batch(parts: list[LoadOutcome], result: Result, cfg: Settings, fl
     for part in parts:
         result.files += part.files
         result.skipped += part.skipped
+        result.same += part.same
         problems += len(part.problems)
         result.file_findings += [f for f in part.problems if flt.keep(f.rule)]
     docs = [ld for part in parts for ld in part.documents]

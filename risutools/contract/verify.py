@@ -153,7 +153,8 @@ def verify_paths(
         raise UsageError("--require-sources", "needs a source store (--sources DIR or "
                          "`sources:` in the configuration)")
     loaded = load_all(paths, cfg, skip_non_documents)
-    result = Result("verify", files=loaded.files, skipped=loaded.skipped)
+    result = Result("verify", files=loaded.files, skipped=loaded.skipped,
+                    same=loaded.same)
     result.file_findings = [f for f in loaded.problems if flt.keep(f.rule)]
     ctx = VerifyContext(SourceStore(src, content_scan), cfg, flt, require_sources, result)
     for ld in loaded.documents:

@@ -29,6 +29,10 @@ def summary_line(result: Result) -> str:
     line = ", ".join(parts)
     if result.skipped:
         line += f" ({len(result.skipped)} non-document file(s) skipped)"
+    if result.same:
+        more = f" and {len(result.same) - 1} more" if len(result.same) > 1 else ""
+        line += (f" ({len(result.same)} link(s) to a file already read, read once as that "
+                 f"file: {one_line(result.same[0])}{more})")
     if result.command == "verify":
         v = result.verifications
         ok = sum(1 for x in v if x.status == "verified")

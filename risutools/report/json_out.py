@@ -33,6 +33,8 @@ def result_dict(result: Result) -> dict[str, Any]:
         ],
         "skipped": sorted(result.skipped),
     }
+    if result.same:  # (links to a file already read: ``link -> file``; none, no key)
+        out["links_read_once"] = sorted(result.same)
     if result.command == "verify":
         out["verifications"] = [
             {
