@@ -14,15 +14,22 @@
   read as a second document, an MC104 duplicate of its target (validate, verify, review,
   and every command that reads the catalog); now a folder walk reads a link to a file it
   reads already as that file, once, and says so once; a link leading out stays refused.
+- ``validate --skip-non-documents facts/doc.json`` run above a catalog whose own folder is
+  named ``facts`` (or notes, approvals, replays) skipped the document, and ``validate .``
+  there found no document: a catalog's own folders were told by the path's spelling.  Now
+  they are judged below the catalog's root, as every command finds it; the shipped hooks'
+  ``exclude:`` names files by their own name only.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
-from harness import FIXTURES, SEED, run_cli
+import yaml
+from harness import FIXTURES, ROOT, SEED, run_cli
 from test_catalog_support import (
     CUTTER,
     approve_and_promote,
@@ -228,3 +235,54 @@ def test_a_link_leading_out_is_still_refused(tmp_path: Path) -> None:
     p = run_cli("validate", "cat", cwd=tmp_path)
     assert p.returncode == 2 and "MC001" in p.stdout and "cat/out.json" in p.stdout, p.stdout
     assert "MC104" not in p.stdout
+
+
+# ---- a catalog's own folders are judged below its root -------------------------------------
+
+def _named(root: Path, name: str) -> Path:
+    """A catalog whose own folder is called ``name``, holding a document, its log, and a
+    ``facts/`` of its own with a record that holds a component_id."""
+    cat = root / name
+    (cat / "facts").mkdir(parents=True)
+    (cat / "doc.json").write_bytes(SEED.read_bytes())
+    (cat / "transitions.ndjson").write_text("", "utf-8")
+    cid = json.loads(SEED.read_text("utf-8"))["component_id"]
+    (cat / "facts" / "rec.json").write_text(json.dumps({"component_id": cid}), "utf-8")
+    return cat
+
+
+@pytest.mark.parametrize("name", ["facts", "notes", "approvals", "replays"])
+@pytest.mark.parametrize("command", ["validate", "verify"])
+def test_a_catalog_named_as_an_own_folder_is_read(tmp_path: Path, name: str,
+                                                  command: str) -> None:
+    _named(tmp_path, name)
+    p = run_cli(command, "--skip-non-documents", f"{name}/doc.json", cwd=tmp_path)
+    assert p.returncode == 0 and "1 document, 1 file" in p.stdout, p.stdout + p.stderr
+    assert "skipped" not in p.stdout
+    p = run_cli(command, "--skip-non-documents", f"{tmp_path}/{name}/doc.json",
+                cwd=tmp_path / name / "facts")
+    assert p.returncode == 0 and "1 document, 1 file" in p.stdout, p.stdout + p.stderr
+    p = run_cli(command, ".", cwd=tmp_path)  # (a walk from above enters it, not its facts/)
+    assert p.returncode == 0 and "1 document, 1 file" in p.stdout, p.stdout + p.stderr
+
+
+@pytest.mark.parametrize("name", ["facts", "cat"])
+def test_the_catalogs_own_folder_is_still_skipped(tmp_path: Path, name: str) -> None:
+    """Its own ``facts/`` is passed over, named from above, from within it, or by an
+    absolute path."""
+    _named(tmp_path, name)
+    for cwd, named in ((tmp_path, f"{name}/facts/rec.json"),
+                       (tmp_path / name / "facts", "rec.json"),
+                       (tmp_path / name, f"{tmp_path}/{name}/facts/rec.json")):
+        p = run_cli("validate", "--skip-non-documents", named, cwd=cwd)
+        assert p.returncode == 0 and "1 non-document file(s) skipped" in p.stdout, \
+            (named, p.stdout + p.stderr)
+
+
+def test_the_hooks_leave_the_folders_to_risutools() -> None:
+    """The shipped hooks' ``exclude:`` dropped ``facts/doc.json`` by its spelling, before
+    risutools saw it; it now names files by their own name only."""
+    for hook in yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text("utf-8"))[:2]:
+        ex = re.compile(hook["exclude"])
+        assert not ex.search("facts/doc.json") and not ex.search("notes/cat/doc.json")
+        assert ex.search("transitions.ndjson") and ex.search("cat/.risutools.yaml")

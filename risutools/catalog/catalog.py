@@ -33,6 +33,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from risutools.canonical import doc_sha256
+from risutools.contract.catalogroot import MARKERS as MARKERS
+from risutools.contract.catalogroot import find_root as find_root
 from risutools.contract.folders import NDJSON_EXTS, YAML_EXTS
 from risutools.contract.loaders import (
     Keep,
@@ -43,21 +45,18 @@ from risutools.contract.loaders import (
 )
 from risutools.contract.shown import display_path
 from risutools.contract.sieve import load_where, needles
-from risutools.contract.transitions import CatalogLog, find_catalog_root, read_log
+from risutools.contract.transitions import CatalogLog, read_log
 from risutools.errors import Code, ConfigError, DocumentError
 from risutools.findings import Finding
-from risutools.pathnames import plain_id, real_path, search_start
+from risutools.pathnames import plain_id, real_path
 from risutools.printable import quoted
 from risutools.rowspool import pack, unpack
 from risutools.safeio import FileRefused, check_inside, own_folder, require_folder
 from risutools.settings import lifecycle
-from risutools.settings.catalog import FACTS_DIR, LOG_NAME, REPLAYS_DIR, CatalogSettings
+from risutools.settings.catalog import LOG_NAME, REPLAYS_DIR, CatalogSettings
 from risutools.settings.config import Settings, find_settings_file, load_settings_file
 
 LOCK_NAME = ".risutools.lock"
-#: what marks a catalog folder (``facts/``: what ``ingest`` writes next to the documents)
-MARKERS = (LOG_NAME, "approvals", ".risutools.yaml", ".risutools.yml", "notes", REPLAYS_DIR,
-           FACTS_DIR)
 
 
 #: what an entry keeps of a document it does not hold (:class:`Entry`): these top-level
@@ -375,22 +374,6 @@ def head_of(doc: dict[str, Any], *, parsed_by_orjson: bool = False) -> bytes:
         head[key] = {k: v[k] for k in keep if k in v} \
             if keep is not None and isinstance(v, dict) else v
     return pack(head, parsed_by_orjson=parsed_by_orjson)
-
-
-def find_root(start: Path) -> Path | None:
-    """The catalog root above ``start``: MC305's rule first, then the other markers."""
-    root = find_catalog_root(start)
-    if root is not None:
-        return root
-    d = search_start(start)
-    if d.is_file():
-        d = d.parent
-    while True:
-        if any((d / m).exists() for m in MARKERS):
-            return d
-        if (d / ".git").exists() or d.parent == d:
-            return None
-        d = d.parent
 
 
 def refuse_outside_own_catalog(path: str | Path, what: str = "the document") -> None:

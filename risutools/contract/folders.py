@@ -8,9 +8,10 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
-from risutools.pathnames import excluded
+from risutools.contract.catalogroot import find_root
+from risutools.pathnames import excluded, search_start
 from risutools.safeio import FileRefused, check_inside
-from risutools.settings.catalog import LOG_NAME, REPLAYS_DIR
+from risutools.settings.catalog import FACTS_DIR, LOG_NAME, REPLAYS_DIR
 
 JSON_EXTS = (".json",)
 YAML_EXTS = (".yaml", ".yml")
@@ -18,7 +19,9 @@ NDJSON_EXTS = (".ndjson", ".jsonl")
 DOC_EXTS = JSON_EXTS + YAML_EXTS + NDJSON_EXTS
 
 # Catalog folders and files that hold other things than component documents.
-SKIP_DIRS = frozenset({"approvals", "facts", "notes", REPLAYS_DIR, "node_modules", "__pycache__"})
+#: a catalog's own folders (what its commands write: records, facts, notes, replay reports)
+CATALOG_DIRS = frozenset({"approvals", FACTS_DIR, "notes", REPLAYS_DIR})
+SKIP_DIRS = CATALOG_DIRS | {"node_modules", "__pycache__"}
 SKIP_FILES = frozenset({LOG_NAME, "pyproject.toml"})
 
 
@@ -32,18 +35,37 @@ def named_passed_over(path: str | Path) -> bool:
     """Whether a folder walk would pass over the file ``path`` named on the command line
     (``validate --skip-non-documents``, for hooks and ``git diff --name-only``): by its name
     (:func:`passed_over`), or by a folder it is in, hidden or one of :data:`SKIP_DIRS`
-    (``approvals/``, ``facts/`` ...).  The folders are those of the path as named, below
-    the working directory for an absolute path inside it (none for one outside it)."""
+    (``approvals/``, ``facts/`` ...) -- below the root of the catalog it is in, found as
+    every command finds it (:func:`~risutools.contract.catalogroot.find_root`): a catalog
+    whose own folder is named ``facts`` (``validate facts/doc.json`` from above it) is no
+    catalog's ``facts/``, whatever the path's spelling.  A path in no catalog: its folders
+    as named, below the working directory for an absolute path inside it (none for one
+    outside it)."""
     p = Path(path)
     if passed_over(p.name):
         return True
+    try:
+        here = search_start(p)
+        root = find_root(here)
+    except (OSError, ValueError):  # (no working directory, a name the system refuses)
+        root = None
+    if root is not None:
+        try:
+            return _in_skipped_folder(here.relative_to(root))
+        except ValueError:  # (not below it as written: judged as named)
+            pass
     if p.is_absolute():
         try:
             p = p.relative_to(Path.cwd())
         except (OSError, ValueError):  # (outside it, or no working directory)
             return False
+    return _in_skipped_folder(p)
+
+
+def _in_skipped_folder(rel: Path) -> bool:
+    """Whether a folder of the relative path ``rel`` is one a walk never enters."""
     return any(part in SKIP_DIRS or (part.startswith(".") and part != "..")
-               for part in p.parts[:-1])
+               for part in rel.parts[:-1])
 
 
 def document_files(root: Path, exclude: tuple[str, ...], errors: list[OSError],
@@ -68,8 +90,10 @@ def document_files(root: Path, exclude: tuple[str, ...], errors: list[OSError],
         for entry in entries:
             name = entry.name
             if _is_dir(entry):
-                if not name.startswith(".") and name not in SKIP_DIRS and not _is_link(entry):
-                    below.append(os.path.join(top, name))
+                sub = os.path.join(top, name)
+                if not name.startswith(".") and not _is_link(entry) and \
+                        (name not in SKIP_DIRS or _catalog_of_its_own(sub)):
+                    below.append(sub)
                 continue
             if passed_over(name):
                 continue
@@ -86,6 +110,16 @@ def document_files(root: Path, exclude: tuple[str, ...], errors: list[OSError],
                     links.add(f)
             yield f
         stack.extend(sorted(below, reverse=True))
+
+
+def _catalog_of_its_own(folder: str) -> bool:
+    """Whether ``folder``, named as a catalog's own (``facts``, ``approvals``, ...), is a
+    catalog's root itself (:func:`~risutools.contract.catalogroot.find_root` finds it for
+    its files, as :func:`named_passed_over` judges them): then its documents are read."""
+    if os.path.basename(folder) not in CATALOG_DIRS:
+        return False
+    here = search_start(folder)
+    return find_root(here) == here
 
 
 def _is_dir(entry: os.DirEntry[str]) -> bool:

@@ -33,10 +33,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from risutools.contract.catalogroot import find_catalog_root as find_catalog_root
 from risutools.contract.records import Places, record_key
 from risutools.contract.sieve import Needles, needles
 from risutools.jsontypes import json_type_name
-from risutools.pathnames import search_start
 from risutools.safeio import FileRefused, read_inside, read_regular
 from risutools.settings.catalog import LOG_NAME
 from risutools.settings.lifecycle import (
@@ -123,19 +123,6 @@ class CatalogLog:
         file order."""
         return sorted((*self.by_component.get(component_id, []),
                        *self.runtime.get(component_id, [])), key=lambda s: s[0])
-
-
-def find_catalog_root(start: Path, stop: Path | None = None) -> Path | None:
-    """The nearest folder from ``start`` upwards holding transitions.ndjson or approvals/."""
-    d = search_start(start)
-    if d.is_file():
-        d = d.parent
-    while True:
-        if os.path.lexists(d / LOG_NAME) or (d / "approvals").is_dir():
-            return d
-        if (d / ".git").exists() or d.parent == d or (stop is not None and d == stop):
-            return None
-        d = d.parent
 
 
 #: the lines a log cannot read whose bytes are kept (:meth:`CatalogLog.unreadable_for`)
