@@ -39,6 +39,7 @@ demo: demo-check $(RUNTIME_STAMP)
 	$(BIN)/risutools ingest fixtures/interactions -o $(DEMO) --lang ko -q  # a backend, its extension in two versions
 	$(BIN)/risutools replay run $(DEMO)/module.risu.174678332.context-cutter.json \
 		--fixture fixtures/replay/anchor-edit.yaml --update
+	cp fixtures/replay/anchor-edit.yaml $(DEMO)/replays/  # (kept beside its report: gate G6 replays it again)
 	$(BIN)/risutools validate $(DEMO)
 	$(BIN)/risutools verify $(DEMO) --sources fixtures/sources
 	@echo "--- review, then promotion of the context cutter (docs/catalog.md)"
