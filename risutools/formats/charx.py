@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from typing import Any, BinaryIO, cast
 
 from risutools.errors import Code, FormatError
-from risutools.formats.jsonsafe import loads_object
+from risutools.formats.jsonsafe import as_risuai_decodes, loads_object
 from risutools.formats.model import Anomaly
 from risutools.formats.risum import RisumContents, read_risum_stream
 from risutools.formats.zipwalk import (
@@ -624,7 +624,7 @@ def read_charx(fp: BinaryIO, *, with_assets: bool = False) -> CharxContents:
             raise FormatError(
                 Code.ZIP_NO_CARD, "ZIP has no card.json: not a character card", where="zip"
             )
-        card_raw = read_member(zf, card_info, notes=anomalies)
+        card_raw = as_risuai_decodes(read_member(zf, card_info, notes=anomalies), anomalies)
         card_obj = loads_object(card_raw, where=CARD, what="card.json")
         del card_raw
         card = _card_facts(card_obj, zf, anomalies)

@@ -26,6 +26,7 @@ from typing import Any
 
 from risutools.errors import Code, FormatError
 from risutools.formats.jsonscan import BYTE_COST, ITEM_COST, MAX_PARSE_COST, precheck
+from risutools.formats.model import Anomaly
 from risutools.jsonplaces import PARSE_INT, int_too_long, scan
 from risutools.jsontypes import finite_float, json_type_name, nests_deeper
 
@@ -93,6 +94,25 @@ def decode_utf8(raw: bytes, *, where: str) -> str:
             f"text is not UTF-8 (byte 0x{raw[exc.start]:02x} at byte {exc.start} of the block)",
             where=where,
         ) from None
+
+
+def as_risuai_decodes(raw: bytes, notes: list[Anomaly]) -> bytes:
+    """``card.json`` as RisuAI decodes it (``new TextDecoder().decode``): a sequence that
+    is not UTF-8 becomes U+FFFD (one for each maximal bad part, as Python's ``replace``
+    does too) and the card loads, so it is read so here, with the warning ``card-not-utf8``
+    naming the first bad byte; UTF-8 text is returned as is (no copy)."""
+    if raw.isascii():
+        return raw
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        notes.append(Anomaly(
+            "card-not-utf8", "card.json",
+            f"text is not UTF-8 (byte 0x{raw[exc.start]:02x} at byte {exc.start}); RisuAI "
+            "decodes it with U+FFFD in place of each bad sequence and loads the card: read as "
+            "it reads it"))
+        return raw.decode("utf-8", errors="replace").encode("utf-8")
+    return raw
 
 
 def parse_cost(raw: bytes | bytearray | memoryview, items: int | None = None) -> int:
