@@ -92,15 +92,18 @@ class Code:
     BAD_FIELD = _code("bad-field", "an export's `data` / `entries` has the wrong type")
     ZIP_INVALID = _code("zip-invalid",
         "unreadable ZIP or member (no valid end record, directory past its bounds or damaged, "
-        "size other than declared, encrypted; a CRC-32 mismatch only where no warning can be "
-        "given: the readers warn `zip-crc-mismatch`, as RisuAI's reader does not check it)")
+        "encrypted; a size other than declared or a CRC-32 mismatch only where no warning can "
+        "be given: the readers warn `zip-size-mismatch` and `zip-crc-mismatch` on `card.json` "
+        "and `module.risum`, as RisuAI's reader checks neither)")
     ZIP_UNSUPPORTED_METHOD = _code("zip-unsupported-method",
         "a member compressed with a method other than stored/deflate")
-    ZIP_NO_CARD = _code("zip-no-card", "ZIP without `card.json`")
+    ZIP_NO_CARD = _code("zip-no-card", "ZIP without a `card.json` RisuAI reads (none, or "
+                        "one whose local header declares 0 bytes inflated)")
     ZIP_DUPLICATE_MEMBER = _code("zip-duplicate-member",
         "`card.json` or `module.risum` appears more than once")
     ZIP_MEMBER_TOO_LARGE = _code("zip-member-too-large",
-        "a member declares or inflates past its bound")
+        "a member declares or inflates past its bound (`card.json`: inflates past 50 MiB, "
+        "as RisuAI skips it; a `module.risum` so is the warning `module-too-large`)")
     ZIP_BOMB = _code("zip-bomb", "a member inflates more than its ratio bound")
     ZIP_HIDDEN_MEMBER = _code("zip-hidden-member",
         "a local header RisuAI's streaming reader would load that the central directory does "

@@ -79,10 +79,6 @@ def _cases() -> dict[str, bytes]:
     method_swapped = bytearray(_zip([("card.json", card, 8), ("module.risum", benign, 0)]))
     at = method_swapped.index(b"module.risum") - 30
     struct.pack_into("<H", method_swapped, at + 8, 8)  # local header: deflate; directory: stored
-    zero = bytearray(_zip([("card.json", card, 8), ("module.risum", benign, 8)],
-                          described=False))
-    at = zero.index(b"module.risum") - 30
-    struct.pack_into("<L", zero, at + 22, 0)  # local header: 0 bytes inflated
     return {
         "a stored asset's bytes hold a module header": _zip(
             [("card.json", card, 8), ("assets/x.bin", b"\x89PNG" + _EVIL, 0),
@@ -104,7 +100,6 @@ def _cases() -> dict[str, bytes]:
             [("card.json", card, 8), ("assets/x.bin", DIR + b"junk", 0),
              ("module.risum", benign, 8)]),
         "a local header's method differs from the directory's": bytes(method_swapped),
-        "a local header declares 0 bytes inflated (RisuAI never reads it)": bytes(zero),
     }
 
 

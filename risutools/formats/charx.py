@@ -37,6 +37,7 @@ from typing import Any, BinaryIO, cast
 
 from risutools.errors import Code, FormatError
 from risutools.formats.jsonsafe import as_risuai_decodes, loads_object
+from risutools.formats.memberstream import MemberReader
 from risutools.formats.model import Anomaly
 from risutools.formats.risum import RisumContents, read_risum_stream
 from risutools.formats.zipwalk import (
@@ -87,6 +88,7 @@ class CharxContents:
     module: RisumContents | None
     anomalies: list[Anomaly] = field(default_factory=list)
     card_data: dict[str, Any] | None = None  # card.json as read (its active content)
+    module_dropped: bool = False  # a module.risum RisuAI does not load (see the warning)
 
 
 @dataclass(frozen=True)
@@ -272,7 +274,7 @@ def open_zip(fp: BinaryIO) -> Archive:
     return Archive(fp, members, end.cd_start)
 
 
-def check_local_headers(zf: Archive) -> None:
+def check_local_headers(zf: Archive) -> set[str]:
     """Refuse a ZIP that RisuAI would read otherwise than this reader does.
 
     RisuAI reads a card with fflate's streaming ``Unzip``, from the file's first byte,
@@ -287,13 +289,17 @@ def check_local_headers(zf: Archive) -> None:
     comment, or a member renamed or cut short in its local header, would load in RisuAI
     and never be shown (``zip-hidden-member``).  Members are walked past as fflate walks
     past them: by their local size, or, with a data descriptor, by scanning their bytes
-    (a file's bytes read once, in steps of at most 1 MiB)."""
+    (a file's bytes read once, in steps of at most 1 MiB).
+
+    Returns the names (``card.json``, ``module.risum``) whose local header declares 0
+    bytes inflated: RisuAI never starts such a member, so it does not load it."""
     fp = zf.fp
     size = fp.seek(0, 2)
     listed: dict[int, list[Member]] = {}
     for m in zf.infolist():  # (entries sharing one header: RisuAI reads it under its name)
         listed.setdefault(m.header_offset, []).append(m)
     met: set[tuple[int, str]] = set()
+    unstarted: set[str] = set()
     at = 0
     while (found := next_signature(fp, at, size)[0]) >= 0:
         if len(met) >= MAX_MEMBERS:  # (the walk's time bound: as many as a directory lists)
@@ -301,8 +307,10 @@ def check_local_headers(zf: Archive) -> None:
                 Code.ZIP_HIDDEN_MEMBER,
                 f"more than {MAX_MEMBERS} local headers; the directory lists {len(listed)}",
                 where=f"offset {found}")
-        at, name = _local_header_end(fp, found, listed.get(found, []), size)
+        at, name, started = _local_header_end(fp, found, listed.get(found, []), size)
         met.add((found, name))
+        if name and not started:
+            unstarted.add(name)
         at = max(at, found + 4)
     for name in (CARD, MODULE):
         for m in zf.infolist():
@@ -312,13 +320,15 @@ def check_local_headers(zf: Archive) -> None:
                     f"the directory's {name} (local header at offset {m.header_offset}) is "
                     "not where RisuAI's reader, walking the local headers, finds one",
                     where=name)
+    return unstarted
 
 
 def _local_header_end(fp: BinaryIO, at: int, members: list[Member],
-                      size: int) -> tuple[int, str]:
+                      size: int) -> tuple[int, str, bool]:
     """Where RisuAI's walk goes on after the local header at ``at``, and the name it reads
     there when that header is a ``card.json`` or ``module.risum`` RisuAI reads as this
-    reader does (one of ``members``, the directory's entries at ``at``), else "".  Any
+    reader does (one of ``members``, the directory's entries at ``at``), else "", and
+    whether RisuAI starts reading it.  Any
     other ``card.json`` or ``module.risum`` header is ``zip-hidden-member``; any other name
     is an asset to RisuAI, walked past as RisuAI walks past it (what it may cover is then
     judged by the listed card and module being met or not)."""
@@ -328,7 +338,7 @@ def _local_header_end(fp: BinaryIO, at: int, members: list[Member],
         raise FormatError(Code.ZIP_HIDDEN_MEMBER, f"{exc}: RisuAI's reader would take the "
                           "member's size from its data", where=f"offset {at}") from None
     if h is None:
-        return size, ""  # (never read by RisuAI: nothing after it loads)
+        return size, "", False  # (never read by RisuAI: nothing after it loads)
     span = member_span(fp, h, size)
     if span.by == "directory entry":
         raise FormatError(
@@ -337,7 +347,7 @@ def _local_header_end(fp: BinaryIO, at: int, members: list[Member],
             f"a directory entry's signature (offset {span.resume + 4}): where it reads on "
             "from there depends on how the file is handed to it", where=f"offset {at}")
     if h.raw_name not in (CARD.encode(), MODULE.encode()):
-        return span.resume, ""
+        return span.resume, "", h.started
     name = _decode_name(h.raw_name, h.flags)
     why = _loads_otherwise(h, span, [m for m in members if m.filename == name])
     if why:
@@ -345,7 +355,7 @@ def _local_header_end(fp: BinaryIO, at: int, members: list[Member],
             Code.ZIP_HIDDEN_MEMBER,
             f"a local header at offset {at} names {_shown(name)}: {why}; RisuAI's reader "
             "walks the local headers, not the directory", where=f"offset {at}")
-    return span.resume, name
+    return span.resume, name, h.started
 
 
 def _loads_otherwise(h: LocalHeader, span: Span, members: list[Member]) -> str:
@@ -367,8 +377,6 @@ def _loads_otherwise(h: LocalHeader, span: Span, members: list[Member]) -> str:
     if span.by not in ("size", "descriptor"):
         return ("it has a data descriptor without its signature (where RisuAI's reader ends "
                 "its data depends on how the file is handed to it)")
-    if not h.started and m.file_size:
-        return "its local header declares 0 bytes inflated, so RisuAI never reads it"
     return ""
 
 
@@ -410,7 +418,7 @@ def _data_start(zf: Archive, info: Member, where: str) -> int:
 
 
 def iter_member(zf: Archive, info: Member, limit: int = MAX_MEMBER_BYTES,
-                notes: list[Anomaly] | None = None) -> Iterator[bytes]:
+                notes: list[Anomaly] | None = None, *, fflate: bool = False) -> Iterator[bytes]:
     """Stream one member's inflated bytes, with the bounds of the module docstring.
 
     Every step reads at most 64 KiB of compressed data and produces at most
@@ -418,13 +426,19 @@ def iter_member(zf: Archive, info: Member, limit: int = MAX_MEMBER_BYTES,
     the end, so memory stays bounded whatever the member declares.  A CRC-32 that does
     not match is a warning in ``notes`` (RisuAI's reader, fflate's ``Unzip``, never
     compares it: it loads the member), a refusal only for a caller that takes no notes.
+
+    ``fflate``: the member is read as RisuAI's reader reads it, whatever size it declares
+    (fflate's ``Unzip`` hands the decoder the compressed bytes and keeps all it inflates;
+    0 compressed bytes are an empty member): the bound is ``limit`` alone (past it:
+    ``zip-member-too-large``, RisuAI skips a member past 50 MiB), the ratio bound stays, and
+    an inflated size other than the declared one is the warning ``zip-size-mismatch``.
     """
     where = f"member {_shown(info.filename)}"
-    pos = _member_start(zf, info, limit, where)
+    pos = _member_start(zf, info, limit if not fflate else 1 << 62, where)
+    cap = limit if fflate else info.file_size
     fp = zf.fp
     left = info.compress_size
-    total = 0
-    crc = 0
+    total = crc = 0
     d = zlib.decompressobj(-15) if info.method == 8 else None
     pending = b""
     while True:
@@ -437,7 +451,7 @@ def iter_member(zf: Archive, info: Member, limit: int = MAX_MEMBER_BYTES,
                 raise FormatError(Code.ZIP_INVALID, "member data is truncated", where=where)
             pos += len(pending)
             left -= len(pending)
-        room = min(_STEP_OUT, info.file_size + 1 - total)
+        room = min(_STEP_OUT, cap + 1 - total)
         if d is None:
             piece, pending = pending[:room], pending[room:]
         else:
@@ -447,25 +461,20 @@ def iter_member(zf: Archive, info: Member, limit: int = MAX_MEMBER_BYTES,
                 raise FormatError(Code.ZIP_INVALID, f"cannot inflate: {exc}", where=where) from None
             pending = d.unconsumed_tail
         total += len(piece)
-        if total > info.file_size:
-            raise FormatError(
-                Code.ZIP_INVALID,
-                f"inflates past its declared size of {info.file_size} bytes",
-                where=where,
-            )
+        if total > cap:
+            raise _past(info, cap, fflate, where)
         if total > RATIO_FLOOR and total > MAX_RATIO * max(info.compress_size, 1):
             raise FormatError(
                 Code.ZIP_BOMB,
                 f"inflates more than {MAX_RATIO}x its compressed size "
-                f"({info.compress_size} bytes); refused",
-                where=where,
-            )
+                f"({info.compress_size} bytes); refused", where=where)
         crc = zlib.crc32(piece, crc)
         if piece:
             yield piece
         if d is not None and d.eof:
             break
-    _check_member_end(info, d is None or d.eof, total, crc, where, notes)
+    ended = d is None or d.eof or (fflate and info.compress_size == 0)
+    _check_member_end(info, ended, total, crc, where, notes if fflate else None, notes)
 
 
 def _member_start(zf: Archive, info: Member, limit: int, where: str) -> int:
@@ -479,18 +488,31 @@ def _member_start(zf: Archive, info: Member, limit: int, where: str) -> int:
     return _data_start(zf, info, where)
 
 
+def _past(info: Member, cap: int, fflate: bool, where: str) -> FormatError:
+    """The refusal of a member that inflates past ``cap`` (see :func:`iter_member`)."""
+    if fflate:
+        return FormatError(
+            Code.ZIP_MEMBER_TOO_LARGE,
+            f"inflates past the {cap} byte bound (it declares {info.file_size}; RisuAI's "
+            "reader skips a member past 50 MiB)", where=where)
+    return FormatError(
+        Code.ZIP_INVALID, f"inflates past its declared size of {info.file_size} bytes",
+        where=where)
+
+
 def _check_member_end(info: Member, ended: bool, total: int, crc: int, where: str,
-                      notes: list[Anomaly] | None) -> None:
-    """The checks once a member is read: a deflate stream that ended, its size, its CRC-32
-    (a mismatch is a warning in ``notes`` when the caller takes them)."""
+                      sized: list[Anomaly] | None, notes: list[Anomaly] | None) -> None:
+    """The checks once a member is read: a deflate stream that ended, its size (a size
+    other than declared is a warning in ``sized`` when given), its CRC-32 (a mismatch is a
+    warning in ``notes`` when the caller takes them)."""
     if not ended:
         raise FormatError(Code.ZIP_INVALID, "deflate stream is truncated", where=where)
     if total != info.file_size:
-        raise FormatError(
-            Code.ZIP_INVALID,
-            f"inflates to {total} bytes, the directory says {info.file_size}",
-            where=where,
-        )
+        why = f"inflates to {total} bytes, the directory says {info.file_size}"
+        if sized is None:
+            raise FormatError(Code.ZIP_INVALID, why, where=where)
+        sized.append(Anomaly("zip-size-mismatch", where, f"{why} (RisuAI's reader keeps what "
+                             "inflates, whatever size is declared: read as it reads it)"))
     if crc == info.crc:
         return
     if notes is None:
@@ -502,62 +524,14 @@ def _check_member_end(info: Member, ended: bool, total: int, crc: int, where: st
 
 
 def read_member(zf: Archive, info: Member, limit: int = MAX_MEMBER_BYTES,
-                notes: list[Anomaly] | None = None) -> bytes:
-    """Inflate one member into memory (see :func:`iter_member` for the bounds and
-    ``notes``)."""
+                notes: list[Anomaly] | None = None, *, fflate: bool = False) -> bytes:
+    """Inflate one member into memory (see :func:`iter_member` for the bounds, ``notes``
+    and ``fflate``)."""
     try:
-        return b"".join(iter_member(zf, info, limit, notes))
+        return b"".join(iter_member(zf, info, limit, notes, fflate=fflate))
     except OSError as exc:
         where = f"member {_shown(info.filename)}"
         raise FormatError(Code.ZIP_INVALID, f"cannot read: {exc}", where=where) from None
-
-
-class MemberReader:
-    """A forward-only file over a member's inflated bytes (``read``, ``readinto``, ``seek``).
-
-    Lets the ``.risum`` reader parse ``module.risum`` straight from the inflating
-    stream: the member is never held whole in memory.  ``finish`` inflates what
-    is left, so the CRC-32 and size checks of :func:`iter_member` always run.
-    """
-
-    def __init__(self, pieces: Iterator[bytes]) -> None:
-        self._it = pieces
-        self._buf = b""
-        self._off = 0
-
-    def read(self, n: int = -1) -> bytes:
-        parts: list[bytes] = []
-        need = n if n >= 0 else 1 << 62
-        while need > 0:
-            if self._off >= len(self._buf):
-                nxt = next(self._it, None)
-                if nxt is None:
-                    break
-                self._buf, self._off = nxt, 0
-            take = self._buf[self._off : self._off + need]
-            self._off += len(take)
-            need -= len(take)
-            parts.append(take)
-        return parts[0] if len(parts) == 1 else b"".join(parts)
-
-    def readinto(self, buf: Any) -> int:
-        data = self.read(len(buf))
-        buf[: len(data)] = data
-        return len(data)
-
-    def seek(self, offset: int, whence: int = 1) -> int:
-        if whence != 1 or offset < 0:
-            raise OSError("a ZIP member stream only seeks forward")
-        while offset > 0:
-            got = len(self.read(min(offset, _STEP_OUT)))
-            if not got:
-                break
-            offset -= got
-        return 0
-
-    def finish(self) -> None:
-        for _ in self._it:
-            pass
 
 
 def member_sha256(fp: BinaryIO, name: str, limit: int = MAX_MEMBER_BYTES) -> str | None:
@@ -575,7 +549,8 @@ def member_sha256(fp: BinaryIO, name: str, limit: int = MAX_MEMBER_BYTES) -> str
     if info is None:
         return None
     h = hashlib.sha256()
-    for piece in iter_member(zf, info, limit, []):  # (the bytes RisuAI loads: CRC unchecked)
+    # (the bytes RisuAI loads: CRC-32 unchecked, whatever size is declared)
+    for piece in iter_member(zf, info, limit, [], fflate=True):
         h.update(piece)
     return h.hexdigest()
 
@@ -606,7 +581,7 @@ def read_charx(fp: BinaryIO, *, with_assets: bool = False) -> CharxContents:
     zf = open_zip(fp)
     anomalies: list[Anomaly] = []
     with zf:
-        check_local_headers(zf)
+        unstarted = check_local_headers(zf)
         infos = zf.infolist()
         unsafe = sorted(i.filename for i in infos if is_unsafe_name(i.filename))
         if unsafe:
@@ -624,26 +599,69 @@ def read_charx(fp: BinaryIO, *, with_assets: bool = False) -> CharxContents:
             raise FormatError(
                 Code.ZIP_NO_CARD, "ZIP has no card.json: not a character card", where="zip"
             )
-        card_raw = as_risuai_decodes(read_member(zf, card_info, notes=anomalies), anomalies)
-        card_obj = loads_object(card_raw, where=CARD, what="card.json")
+        if CARD in unstarted:
+            raise FormatError(Code.ZIP_NO_CARD, "its local header declares 0 bytes inflated: "
+                              "RisuAI's reader never reads it, so the card does not load",
+                              where=CARD)
+        card_raw = read_member(zf, card_info, notes=anomalies, fflate=True)
+        card_obj = loads_object(as_risuai_decodes(card_raw, anomalies), where=CARD,
+                                what="card.json")
         del card_raw
         card = _card_facts(card_obj, zf, anomalies)
-        module: RisumContents | None = None
         mod_info = _member(zf, MODULE)
-        if mod_info is not None:
-            stream = MemberReader(iter_member(zf, mod_info, notes=anomalies))
-            try:
-                module = read_risum_stream(
-                    cast(BinaryIO, stream), mod_info.file_size, with_assets=with_assets,
-                    where=f"{MODULE}: ",
-                )  # fmt: skip
-            except FormatError:
-                stream.finish()  # a damaged or bombed member is the error to report
-                raise
-            stream.finish()  # the rest is inflated too: CRC-32 and size are checked
-            anomalies.extend(module.anomalies)
-            module.anomalies = []
-    return CharxContents(card=card, module=module, anomalies=anomalies, card_data=card_obj)
+        module = None
+        if mod_info is not None and MODULE in unstarted:
+            anomalies.append(Anomaly(
+                "module-not-loaded", MODULE, "its local header declares 0 bytes inflated: "
+                "RisuAI's reader never reads it, so the card loads without it"))
+        elif mod_info is not None:
+            module = _read_module(zf, mod_info, with_assets, anomalies)
+    return CharxContents(card=card, module=module, anomalies=anomalies, card_data=card_obj,
+                         module_dropped=module is None and mod_info is not None)
+
+
+_MEMBER_CODES = (Code.ZIP_INVALID, Code.ZIP_BOMB, Code.ZIP_MEMBER_TOO_LARGE,
+                 Code.ZIP_UNSUPPORTED_METHOD)
+
+
+def _read_module(zf: Archive, info: Member, with_assets: bool,
+                 anomalies: list[Anomaly]) -> RisumContents | None:
+    """``module.risum`` parsed straight from its inflating stream, as RisuAI loads it: what
+    inflates, whatever size is declared (a stored member is its compressed bytes; a deflate
+    one that inflates to another size than declared is parsed again at the size it has),
+    and None, with the warning ``module-too-large``, for one past ``MAX_MEMBER_BYTES``
+    (RisuAI's reader skips it and loads the card without it; never inflated further)."""
+    size = info.compress_size if info.method == 0 else info.file_size
+    for again in (False, True):
+        notes: list[Anomaly] = []
+        stream = MemberReader(iter_member(zf, info, notes=notes, fflate=True))
+        module: RisumContents | None = None
+        failed: FormatError | None = None
+        try:
+            module = read_risum_stream(cast(BinaryIO, stream), size, with_assets=with_assets,
+                                       where=f"{MODULE}: ")
+            stream.finish()  # the rest is inflated too: its size and CRC-32 are checked
+        except FormatError as exc:
+            failed = exc
+            if exc.code not in _MEMBER_CODES:
+                try:
+                    stream.finish()  # a damaged or bombed member is the error to report
+                except FormatError as member_exc:
+                    failed = member_exc
+        if failed is not None and failed.code == Code.ZIP_MEMBER_TOO_LARGE:
+            anomalies.append(Anomaly("module-too-large", MODULE, f"{failed.why}: the card is "
+                                     "read without it, as RisuAI loads it"))
+            return None
+        if again or stream.total == size or (failed is not None
+                                             and failed.code in _MEMBER_CODES):
+            break
+        size = stream.total  # (declared otherwise than it inflates: parsed at its size)
+    if failed is not None:
+        raise failed
+    assert module is not None
+    anomalies.extend(notes + module.anomalies)
+    module.anomalies = []
+    return module
 
 
 def _card_facts(

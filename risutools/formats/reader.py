@@ -310,7 +310,8 @@ def _read_charx(fp: BinaryIO, size: int, p: str, fmt: str, with_assets: bool) ->
     digest = _stream_sha256(fp, size)
     out: list[Module] = []
     view = card.card_module_data(got.card_data or {}, got.module.module if got.module else None)
-    if card.has_active_content(view):  # the card's own triggers, regex, CBS ...
+    # the card's own triggers, regex, CBS ...; or a card whose module RisuAI does not load
+    if card.has_active_content(view) or got.module_dropped:
         # (the card's warnings go with its module; a card without one carries them itself)
         out.append(Module(data=view, component_type="character", card=got.card,
                           source=SourceInfo(path=p, format=fmt, size=size, sha256=digest,

@@ -263,7 +263,7 @@ def _card_files(src: str, files: dict[str, bytes]) -> list[dict[str, Any]]:
             info = next((i for i in zf.infolist() if i.filename == charx.CARD), None)
             if info is not None:
                 # (a CRC-32 RisuAI does not compare: read_path noted it already)
-                files["card.json"] = charx.read_member(zf, info, notes=[])
+                files["card.json"] = charx.read_member(zf, info, notes=[], fflate=True)
         fp.seek(0)
         for member, data, reason in charx.iter_card_assets(fp):
             if data is None:
