@@ -10,10 +10,11 @@ The ZIP is read by risutools' own bounded reader, not :mod:`zipfile`:
   used, so the check and the parse can never disagree.
 * Only the members needed are read: ``card.json`` and ``module.risum`` (plus card
   assets when ``unpack`` asks).  A member is streamed through its decompressor in
-  bounded steps with a running output cap: never past its declared size, never
-  past ``MAX_MEMBER_BYTES`` (50 MiB, RisuAI's own skip limit), never past
-  ``MAX_RATIO`` times its compressed size (once over 1 MiB); CRC-32 and size are
-  checked at the end.
+  bounded steps with a running output cap: never past its declared size (but
+  ``card.json`` and ``module.risum``, read as RisuAI's reader reads them whatever they
+  declare: :func:`iter_member`'s ``fflate``), never past ``MAX_MEMBER_BYTES`` (50 MiB,
+  RisuAI's own skip limit), never past ``MAX_RATIO`` times its compressed size (once over
+  1 MiB); CRC-32 and size are checked at the end.
 * Only the methods RisuAI reads are accepted: stored (0) and deflate (8).  RisuAI
   writes every member with fflate's ``ZipDeflate`` and reads cards with fflate's
   ``Unzip`` with only ``UnzipInflate`` registered, so a member in bzip2, LZMA or
