@@ -128,3 +128,20 @@ def test_a_fixture_changed_in_replays_is_not_replayed_as_the_reports(cat: Path) 
     (cat / "replays" / "anchor-edit.yaml").write_bytes(fx.read_bytes() + b"# changed\n")
     verdict, reason = _gate(cat)
     assert verdict == "pass" and "not replayed again" in reason, reason
+
+
+def test_one_fixture_named_by_many_reports_is_replayed_once(
+        cat: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A catalog's documents may all name one (hostile, long) fixture: it is replayed once a
+    process, the answer shared (bounded: 64 runs kept)."""
+    from risutools.catalog import rerun
+
+    fx = Path(__file__).resolve().parents[1] / "fixtures" / "replay" / "anchor-edit.yaml"
+    shutil.copy(fx, cat / "replays" / "anchor-edit.yaml")
+    calls: list[object] = []
+    real = rerun._run
+    monkeypatch.setattr(rerun, "_run", lambda *a: calls.append(a) or real(*a))
+    monkeypatch.setattr(rerun, "_RUNS", {})
+    first, second = _gate(cat), _gate(cat)
+    assert first == second and first[0] == "pass" and "replayed again over" in first[1]
+    assert len(calls) == 1

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from risutools.canonical import canonical
 from risutools.contract.result import ReplayEvidence, verdicts_of
 from risutools.errors import RisuError
 from risutools.replay.fixture import stream_fixture
@@ -47,7 +48,8 @@ def replayed_again(ev: ReplayEvidence, doc: dict[str, Any]) -> tuple[bool | None
     """(whether the run agrees with the report, what was found): True, it concludes what
     the report does; False, it does not (or the fixture is not what the report says it
     replayed); None, it could not be run (no fixture at hand, a configuration this version
-    cannot build again): the report stands on its digest alone, and the words say so."""
+    cannot build again): the report stands on its digest alone, and the words say so.
+    ``doc``: the document the report is evidence for (the run's report names it)."""
     if ev.fixture_path is None:
         return None, (f"not replayed again: no file of its fixture's digest "
                       f"({ev.fixture_sha256[:19]}…, {ev.fixture_name!r}) in replays/ or the "
@@ -55,23 +57,52 @@ def replayed_again(ev: ReplayEvidence, doc: dict[str, Any]) -> tuple[bool | None
     cfg = _config_of(ev.config)
     if cfg is None:
         return None, "not replayed again: its configuration cannot be built again here"
+    key = (ev.fixture_path, ev.fixture_sha256, ev.simulation, canonical(ev.config))
+    if key not in _RUNS:  # (many documents may name one fixture: each run once a process)
+        if len(_RUNS) >= _MAX_RUNS:
+            _RUNS.pop(next(iter(_RUNS)))
+        _RUNS[key] = _run(ev, cfg, doc)
+    return _compared(ev, _RUNS[key])
+
+
+#: the runs made in this process: (fixture path, its digest, simulation, configuration) ->
+#: what :func:`_run` found (bounded: the oldest let go past :data:`_MAX_RUNS`)
+#: what a run found: the fixture's name and digest as read, its verdict, each invariant's
+#: (by id), its requests
+Ran = tuple[str, str, str, tuple[tuple[str, str], ...], int]
+_RUNS: dict[tuple[str, str, str, bytes], Ran | str] = {}
+_MAX_RUNS = 64
+
+
+def _run(ev: ReplayEvidence, cfg: ReplayConfig, doc: dict[str, Any]) -> Ran | str:
+    """(the fixture's name and digest as read, the run's verdict, each invariant's), or why
+    the fixture cannot be replayed."""
+    assert ev.fixture_path is not None
     try:
         fx = stream_fixture(ev.fixture_path)
         run = run_simulation(ev.simulation, fx, cfg, spool=True, readable=False)
         report = build_report(run, fx, cfg, doc)
     except RisuError as exc:
-        return False, f"its fixture {ev.fixture_name!r} cannot be replayed: {exc}"
+        return f"its fixture {ev.fixture_name!r} cannot be replayed: {exc}"
     summary = report["summary"]
-    if fx.sha256 != ev.fixture_sha256 or fx.name != ev.fixture_name:
-        return False, (f"the fixture found for it is not the one it names ({fx.name!r}, "
-                       f"{fx.sha256[:19]}…)")
-    got = verdicts_of(report["invariants"])
-    if (summary["verdict"], got) != (ev.verdict, ev.verdicts):
+    return (fx.name, fx.sha256, summary["verdict"], verdicts_of(report["invariants"]),
+            summary["requests"])
+
+
+def _compared(ev: ReplayEvidence, ran: Ran | str) -> tuple[bool | None, str]:
+    """:func:`replayed_again`'s answer from what :func:`_run` found."""
+    if isinstance(ran, str):
+        return False, ran
+    name, sha, verdict, got, requests = ran
+    if sha != ev.fixture_sha256 or name != ev.fixture_name:
+        return False, (f"the fixture found for it is not the one it names ({name!r}, "
+                       f"{sha[:19]}…)")
+    if (verdict, got) != (ev.verdict, ev.verdicts):
         said = dict(ev.verdicts)
         odd = [f"{i} {v} (the report: {said.get(i, 'absent')})" for i, v in got
                if said.get(i) != v] or [f"{len(ev.verdicts)} invariant(s) listed"]
-        return False, (f"replaying its fixture {ev.fixture_name!r} here gives "
-                       f"{summary['verdict']!r}, the report says {ev.verdict!r}; "
-                       f"{', '.join(odd[:3])}: the report is not what its fixture gives")
-    return True, (f"replayed again over {ev.fixture_name!r}: {summary['verdict']}, each "
-                  f"invariant as the report says ({summary['requests']} request(s))")
+        return False, (f"replaying its fixture {ev.fixture_name!r} here gives {verdict!r}, "
+                       f"the report says {ev.verdict!r}; {', '.join(odd[:3])}: the report "
+                       "is not what its fixture gives")
+    return True, (f"replayed again over {ev.fixture_name!r}: {verdict}, each invariant as "
+                  f"the report says ({requests} request(s))")
