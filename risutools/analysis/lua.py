@@ -31,12 +31,8 @@ from risutools.analysis.luaargs import REF as REF
 from risutools.analysis.luaargs import SAFE_FIELDS, Collector, may_hold_url, share_args
 from risutools.analysis.luaargs import Arg as Arg
 from risutools.analysis.luaargs import Call as Call
-from risutools.analysis.luafold import (
-    MAX_FOLDS,
-    fold_index,
-    fold_value,
-    list_values,
-)
+from risutools.analysis.luafold import MAX_FOLDS, fold_index, fold_value, list_values
+from risutools.analysis.luaglobals import loaded_globals
 from risutools.analysis.lualex import (
     KEYWORDS,
     NAME,
@@ -44,7 +40,6 @@ from risutools.analysis.lualex import (
     OP,
     STR,
     LineIndex,
-    Skipper,
     decode_lua_string,
     globals_fields,
     in_type_call,
@@ -61,7 +56,7 @@ from risutools.analysis.luarecords import LuaScan as LuaScan
 from risutools.analysis.luaskip import POSSESSIVE as POSSESSIVE
 from risutools.analysis.luaskip import SKIP_RUN_310 as SKIP_RUN_310
 from risutools.analysis.luaskip import alternation as alternation
-from risutools.analysis.luaskip import foldable_start
+from risutools.analysis.luaskip import foldable_start, scan_skipper
 from risutools.analysis.luaskip import skip_pattern as skip_pattern
 from risutools.analysis.urlleaks import url_hosts
 
@@ -105,7 +100,8 @@ _VALUE_ENDS = frozenset({")", "}", "]", ",", ";"})
 _FIRST_ARG_OF = frozenset({"pcall", "xpcall", "rawget", "rawset"})
 def scan_lua(text: str, keep: frozenset[str] | None = None, *, skip: bool = True,
              need: dict[str, int] | None = None, to_calls: bool | frozenset[str] = False,
-             env: frozenset[str] = frozenset(), fields: frozenset[str] = frozenset()) -> LuaScan:
+             env: frozenset[str] = frozenset(), fields: frozenset[str] = frozenset(),
+             packages: frozenset[str] = frozenset()) -> LuaScan:
     """Read Lua source and return what it calls, defines and names (never raises).
 
     ``keep``: record only calls to these names (all calls when None); then, with ``skip``,
@@ -120,27 +116,28 @@ def scan_lua(text: str, keep: frozenset[str] | None = None, *, skip: bool = True
     ``env``: names that stand for the table of globals besides ``_G`` and ``_ENV`` (aliases
     of it, which should be in ``keep``; ``t["_G"]`` is read as ``t._G``: :func:`globals_fields`).
     With ``keep``, the names of ``keep`` and of the table of globals read as values are
-    ``values`` and ``aliases``; ``fields``: fields that hold one (``{go = request}``)."""
+    ``values`` and ``aliases``; ``fields``: fields that hold one (``{go = request}``);
+    ``packages``: aliases of ``package`` (``local p = package``: ``p.loaded._G``)."""
     if not isinstance(text, str) or not text:
         return LuaScan()
-    return _Scanner(globals_fields(text), keep, skip, need, to_calls, env, fields).run()
-
-
-def _skipper(keep: frozenset[str] | None, skip: bool, to_calls: bool) -> Skipper | None:
-    """The skip path of a scan: past the names not kept, or between calls."""
-    if keep is not None and skip:
-        return Skipper(skip_pattern(keep, POSSESSIVE))
-    return Skipper(skip_pattern(frozenset(), POSSESSIVE, "", True)) if to_calls else None
+    return _Scanner(globals_fields(text), keep, skip, need, to_calls, env, fields, packages).run()
 
 
 class _Scanner:
     """The state of one :func:`scan_lua` pass; :meth:`run` feeds it one token at a time
     and each ``on_*`` method is one step of reading."""
 
+    #: ``x = package.loaded._G``: the offset of its ``_G`` and ``x`` (read as ``x = _G``)
+    loaded: tuple[int, str] | None = None
+    in_funcname = False  # right after the keyword ``function``
+    func_kw = -1  # the offset of the last ``function`` keyword
+
     def __init__(self, text: str, keep: frozenset[str] | None, skip: bool,
                  need: dict[str, int] | None = None, to_calls: bool | frozenset[str] = False,
-                 env: frozenset[str] = frozenset(), fields: frozenset[str] = frozenset()) -> None:
+                 env: frozenset[str] = frozenset(), fields: frozenset[str] = frozenset(),
+                 packages: frozenset[str] = frozenset()) -> None:
         self.text, self.env, self.fields = text, ENV_NAMES | env, fields
+        self.packages = packages | {"package"}  # (and its aliases: ``p.loaded._G``)
         #: the names whose uses as a value are recorded
         self.watch = keep | self.env if keep is not None else frozenset()
         #: about the pending name: whether it is watched, read as a value if nothing else,
@@ -156,7 +153,7 @@ class _Scanner:
         self.arg_calls = ARG_CALLS if need is None else {**ARG_CALLS, **need}
         self.keep = keep if keep is not None or isinstance(to_calls, bool) \
             else to_calls | frozenset(self.arg_calls)  # (the calls recorded; None: all)
-        self.skipper = _skipper(keep, skip, to_calls is not False)
+        self.skipper = scan_skipper(keep, skip, to_calls is not False)
         self.lines = LineIndex(text)
         self.result = LuaScan()
         self.raw_errors: list[tuple[int, str]] = []
@@ -165,12 +162,10 @@ class _Scanner:
         #: a name that may start a call: (name, start, qualifier, base); the last one dropped
         self.pend: tuple[str, int, str, str] | None = None
         self.pend_was = ("", 0, "", "")
-        self.in_funcname = False  # right after the keyword ``function``
         #: 1: after ``function`` (before its ``(``), 2: in its parameter list
         self.params_state = 0
         self.params: set[str] = set()  # parameter names (never constants)
         self.funcname_local = False
-        self.func_kw = -1  # the offset of the last ``function`` keyword
         #: ``name =`` awaiting its value: (name, start, whether ``local`` stands before it,
         #: whether it is a field ``t.name =`` or the last of a list: never a constant or a
         #: function then; whether it is a field of a table (``t.name =``, ``{name =``,
@@ -558,6 +553,8 @@ class _Scanner:
         alias, self.pend_alias = self.pend_alias, None
         if value == "<" and (self.pend_local or self.prev2_val == ","):  # (``local a, b <``)
             self.form = ["attrib", pname, -1, 0, pstart]
+        if self.pend_watch and value == "." and alias is not None:  # ``x = package.loaded._G``
+            self.loaded = loaded_globals(self.text, self.pend_was, self.packages, self.env, alias)
         if self.pend_watch:
             self.dropped(kind, value, alias)
 
@@ -725,6 +722,10 @@ class _Scanner:
     def pending(self, value: str, s: int, after_dot: bool) -> None:
         """A name that may be called, looked up or assigned (decided at the next token),
         and what it is if not: watched or not, after ``local``, the whole value of ``x =``."""
+        if after_dot and self.loaded is not None and self.loaded[0] == s:
+            self.pend, self.pend_watch, self.pend_local = (value, s, "", ""), True, False
+            self.pend_alias, self.loaded = self.loaded[1], None  # (as ``x = _G``)
+            return
         if after_dot:
             base = self.prev2_val if self.prev2_kind == NAME else "" if self.prev2_kind \
                 else name_before_dot(self.text, s)  # (the skip path passed over ``t.``)

@@ -79,8 +79,9 @@ def scan_script(code: str, keep: frozenset[str]) -> LuaScan:
             need[bare] = max(need.get(bare, 0), *(ARG_CALLS.get(r, 0) for r in rs))
         env = frozenset(a for a, rs in roots.items() if rs & ENV_NAMES and a[0] != ".")
         fields = frozenset(a[1:] for a in roots if a[0] == ".")
+        packages = frozenset(a for a, rs in roots.items() if "package" in rs and a[0] != ".")
         kept = keep | frozenset(need)
-        scan = scan_lua(code, kept, need=need, env=env, fields=fields)
+        scan = scan_lua(code, kept, need=need, env=env, fields=fields, packages=packages)
         if fields:
             _bracket_reads(code, fields, scan)
     if len({a for a, t, _l, _o in scan.aliases if a != t}) > MAX_ALIASES:

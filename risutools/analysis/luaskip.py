@@ -9,7 +9,7 @@ from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from typing import Any
 
-from risutools.analysis.lualex import NAME, OP, STR
+from risutools.analysis.lualex import NAME, OP, STR, Skipper
 
 # -- passing over what the scanner does not need -------------------------------------------
 
@@ -210,3 +210,11 @@ def foldable_start(kind: int, value: str | None, constants: Mapping[str, object]
         return _PAREN_FOLDS.match(text, end) is not None
     return kind == NAME and (value in ("string", "table") or (
         value in constants and _CONCAT_NEXT.match(text, end) is not None))
+
+
+def scan_skipper(keep: frozenset[str] | None, skip: bool, to_calls: bool) -> Skipper | None:
+    """The skip path of a scan (:func:`~risutools.analysis.lua.scan_lua`): past the names
+    not kept, or between calls."""
+    if keep is not None and skip:
+        return Skipper(skip_pattern(keep, POSSESSIVE))
+    return Skipper(skip_pattern(frozenset(), POSSESSIVE, "", True)) if to_calls else None
