@@ -5,13 +5,22 @@ before its fix:
   (``local g = package.loaded._G; g["request"](u)``, ``local r = g.request``, also
   ``package.loaded["_G"]``, ``_G.package.loaded._G``, ``p.loaded._G`` with ``local p =
   package``) was no alias of ``_G``: the call through it gave only RA112, never the
-  finding the same call written ``request(u)`` gives (RA101, RA103, its host).
+  finding the same call written ``request(u)`` gives (RA101, RA103, its host);
+* (2) a lorebook key with ``useRegex`` whose flags ``new RegExp`` refuses (``/a/x``,
+  ``/a/gg``, ``/a/g<cbs>``: lorebook.svelte.ts gives the text after the last ``/`` as
+  written, RegExp throws, RisuAI swallows it and the entry never activates) was read with
+  the letters it knows and gave nothing; so were a trigger's flags field (``extractRegex``,
+  ``v2RegexTest`` ...: triggers.ts ``new RegExp(regex, flags)``).  Now RA202 at the key or
+  field, as for the flags ``uv``; flags RegExp takes are read as before.
 """
 
 from __future__ import annotations
 
 import pytest
 from analysis_support import lua
+
+from risutools.analysis import analyze
+from risutools.formats.model import Module
 
 
 def _rules(code: str) -> set[str]:
@@ -60,3 +69,75 @@ def test_a_direct_call_gives_the_same_findings() -> None:
 ])
 def test_what_is_not_the_table_of_globals_stays_none(code: str) -> None:
     assert "RA101" not in _rules(code)
+
+
+# -- 2: flags RegExp refuses, given as written ------------------------------------------------
+
+def _lore(key: str = "", content: str = "hi", second: str = "",
+          use_regex: object = True) -> list[tuple[str, str, str]]:
+    a = analyze(Module({"name": "M", "id": "m", "lorebook": [
+        {"key": key, "secondkey": second, "content": content, "comment": "c",
+         "mode": "normal", "insertorder": 100, "alwaysActive": False, "selective": True,
+         "useRegex": use_regex}]}))
+    return [(f.rule, f.evidence, f.message) for f in a.findings]
+
+
+@pytest.mark.parametrize(("flags", "why"), [
+    ("x", "the flag 'x'"),
+    ("gg", "the flag 'g' given twice"),
+    ("gig", "the flag 'g' given twice"),
+    ("g<cbs>", "the flag '<'"),
+    ("G", "the flag 'G'"),
+    ("g i", "the flag ' '"),
+    ("uv", "the flags u and v together"),
+])
+def test_a_lorebook_key_with_flags_regexp_refuses_is_ra202(flags: str, why: str) -> None:
+    got = _lore(f"/abc/{flags}")
+    assert [(r, e) for r, e, _m in got] == [("RA202", "lorebook[0].key")]
+    assert f"RegExp refuses {why}" in got[0][2]
+
+
+def test_every_place_a_lorebook_key_is_read_says_it() -> None:
+    assert [(r, e) for r, e, _m in _lore("/a/g,/b/x")] == [("RA202", "lorebook[0].key[1]")]
+    assert [(r, e) for r, e, _m in _lore("/a/g", second="/b/gg")] == [
+        ("RA202", "lorebook[0].secondkey")]
+    got = _lore("/a/g", content="@@additional_keys /b/q\nhi")
+    assert [(r, e) for r, e, _m in got] == [
+        ("RA202", "lorebook[0].content line 1 @@additional_keys[0]")]
+
+
+def test_a_refused_key_is_not_read_for_backtracking() -> None:
+    # RisuAI never runs it: one RA202, no RA201
+    assert [r for r, _e, _m in _lore("/(a+)+b/gx")] == ["RA202"]
+    assert [r for r, _e, _m in _lore("/(a+)+b/g")] == ["RA201"]
+
+
+@pytest.mark.parametrize("flags", ["g", "i", "gi", "dgimsuy", "dgimsvy", "v", "y", "s", "m"])
+def test_flags_regexp_takes_give_nothing(flags: str) -> None:
+    assert _lore(f"/abc/{flags}") == []
+
+
+def test_a_key_regex_is_not_read_without_use_regex() -> None:
+    assert _lore("/abc/x", use_regex=False) == []
+
+
+def _trigger(effect: dict[str, object]) -> list[tuple[str, str]]:
+    a = analyze(Module({"name": "M", "id": "m", "lowLevelAccess": True, "trigger": [
+        {"comment": "t", "type": "output", "conditions": [], "effect": [effect]}]}))
+    return [(f.rule, f.evidence) for f in a.findings if f.rule.startswith("RA2")]
+
+
+V2 = {"type": "v2RegexTest", "value": "x", "valueType": "value", "regex": "a",
+      "regexType": "value", "flagsType": "value", "outputVar": "o", "indent": 0}
+V1 = {"type": "extractRegex", "value": "x", "regex": "a", "result": "$0", "inputVar": "o"}
+
+
+@pytest.mark.parametrize("base", [V2, V1])
+def test_a_trigger_flags_field_regexp_refuses_is_ra202(base: dict[str, object]) -> None:
+    for flags in ("gx", "gg", "g "):
+        assert _trigger({**base, "flags": flags}) == [
+            ("RA202", "trigger[0].effect[0].regex")]
+    for flags in ("", "g", "gimsuy", "{{getvar::f}}"):
+        assert _trigger({**base, "flags": flags}) == []
+    # a flags field naming a variable: its value is not known here
+    assert _trigger({**V2, "flags": "gx", "flagsType": "var"}) == []

@@ -3,6 +3,25 @@ directives, the letters it does not know (:func:`parse_flags`).  One pass, no pa
 
 from __future__ import annotations
 
+from risutools.printable import quoted
+
+#: the flag letters JavaScript's ``RegExp`` takes (each at most once; ``u`` and ``v`` not
+#: together: :func:`~risutools.analysis.regexunicode.unicode_mode_error` says that one)
+JS_FLAGS = "dgimsuvy"
+
+
+def flags_error(flags: str) -> str | None:
+    """Why ``new RegExp(pattern, flags)`` throws for ``flags`` given as written (a lorebook
+    key's ``/pattern/flags``, a trigger's flags field): a character that is no flag
+    letter (``x``, a blank, ``<``), or a letter given twice (``gg``); None when it takes
+    them."""
+    for i, c in enumerate(flags):
+        if c not in JS_FLAGS:
+            return f"RegExp refuses the flag {quoted(c)}"
+        if c in flags[:i]:
+            return f"RegExp refuses the flag {quoted(c)} given twice"
+    return None
+
 
 def parse_flags(flag: str) -> tuple[str, list[str], list[str]]:
     """Split a RisuAI regex ``flag`` field into (JS flags, ``<directives>``, unknown letters).
@@ -24,7 +43,7 @@ def parse_flags(flag: str) -> tuple[str, list[str], list[str]]:
             directives.append(flag[i + 1 : j].strip())
             i = j + 1
             continue
-        if c in "dgimsuvy":
+        if c in JS_FLAGS:
             if c not in letters:
                 letters.append(c)
         elif not c.isspace() and c not in (",",):

@@ -165,7 +165,16 @@ def _pattern(row: EffectRow, e: dict[str, Any], value: str, flags: str) -> tuple
     flag = e.get(flags)
     if not isinstance(flag, str) or (flags in row.typed and is_var(e, flags)):
         return value, ""
-    return value, parse_flags(flag)[0]
+    return value, flag if _verbatim(row, e, flags) else parse_flags(flag)[0]
+
+
+def _verbatim(row: EffectRow, e: dict[str, Any], flags: str) -> bool:
+    """Whether the flags of a field's pattern are its flags field's text as written, which
+    RisuAI gives ``new RegExp`` (a letter it refuses throws: the effect never runs that
+    pattern); not when that text holds CBS (evaluated first) or names a variable."""
+    flag = e.get(flags)
+    return flags[:1] not in ("=", "/") and isinstance(flag, str) and "{{" not in flag \
+        and not (flags in row.typed and is_var(e, flags))
 
 
 def _texts(s: Seen, where: str, row: EffectRow, e: dict[str, Any]) -> None:
@@ -181,7 +190,7 @@ def _texts(s: Seen, where: str, row: EffectRow, e: dict[str, Any]) -> None:
                 name in row.typed and is_var(e, name)) and _regex_now(row, name, e):
             # (a tag may be evaluated to nothing: `(a+)+{{blank}}`)
             pattern, letters = _pattern(row, e, evaluated(value), flags)
-            read_pattern(s, f"{where}.{name}", pattern, letters)
+            read_pattern(s, f"{where}.{name}", pattern, letters, verbatim=_verbatim(row, e, flags))
     for name in row.calc:
         value = e.get(name)
         if isinstance(value, str) and "$" in value and not is_var(e, name):

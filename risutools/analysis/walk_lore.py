@@ -41,7 +41,6 @@ from risutools.analysis.lorecode import (
 )
 from risutools.analysis.lualex import name_positions
 from risutools.analysis.model import Callback
-from risutools.analysis.regexcheck import parse_flags
 from risutools.analysis.seen import LOREBOOK_CODE, Seen
 from risutools.analysis.walk_lua import calls_load, read_lua
 from risutools.analysis.walk_text import read_cbs, read_pattern, read_risu_buttons
@@ -155,8 +154,8 @@ def _regex_keys(s: Seen, i: int, e: dict[str, Any]) -> None:
 def regex_key(s: Seen, where: str, piece: str) -> None:
     """One key of an entry with ``useRegex`` (see :func:`_regex_keys`)."""
     body, slash, flags = piece[1:].rpartition("/")
-    if piece.startswith("/") and slash and flags:
-        read_pattern(s, where, body, parse_flags(flags)[0])
+    if piece.startswith("/") and slash and flags:  # (``new RegExp(body, flags)``: flags as
+        read_pattern(s, where, body, flags, verbatim=True)  # written, refused ones RA202)
     elif piece:
         read_pattern(s, where, piece, "", risks_only=True)
 

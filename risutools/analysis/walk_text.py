@@ -20,6 +20,7 @@ from risutools.analysis.regexcheck import (
     backtracking_risks,
     steps_allowed,
 )
+from risutools.analysis.regexflags import flags_error
 from risutools.analysis.regexrefused import quantifier_error
 from risutools.analysis.regexunicode import unicode_mode_error
 from risutools.analysis.seen import Seen
@@ -86,11 +87,18 @@ def check_pattern(pattern: str, letters: str, budget: Budget | None = None
 
 
 def read_pattern(s: Seen, where: str, pattern: str, letters: str,
-                 risks_only: bool = False) -> None:
+                 risks_only: bool = False, verbatim: bool = False) -> None:
     """A pattern RisuAI compiles and runs on chat text (a regex script's ``in``, a
     lorebook key with ``useRegex``, a trigger's regex): RA201/RA202 (``risks_only``: a
-    pattern that may not be run, RA201 only)."""
+    pattern that may not be run, RA201 only; ``verbatim``: ``letters`` are given to
+    ``RegExp`` as written, so flags it refuses are RA202, :func:`.regexflags.flags_error`:
+    RisuAI never runs the pattern)."""
     at = s.tick()
+    refused = flags_error(letters) if verbatim else None
+    if refused is not None:
+        if len(s.patterns) < MAX_PATTERN_RECORDS:
+            s.patterns.append((at, where, [], (refused, -1), False))
+        return
     got = s.pattern_memo.get((pattern, letters))
     if got is None:
         if len(s.pattern_memo) >= MAX_PATTERNS_CHECKED:
