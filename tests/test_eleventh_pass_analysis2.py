@@ -11,7 +11,15 @@ before its fix:
   written, RegExp throws, RisuAI swallows it and the entry never activates) was read with
   the letters it knows and gave nothing; so were a trigger's flags field (``extractRegex``,
   ``v2RegexTest`` ...: triggers.ts ``new RegExp(regex, flags)``).  Now RA202 at the key or
-  field, as for the flags ``uv``; flags RegExp takes are read as before.
+  field, as for the flags ``uv``; flags RegExp takes are read as before;
+* (3) HTML a Lua script builds out of pieces written apart was not read: a named table
+  joined later (``local t = {"<img src=x ", "onerror=f()>"}; addChat(id, "char",
+  table.concat(t))``, its pieces added by ``t[#t + 1] =``, ``t[n] =`` or
+  ``table.insert(t, ...)``), a tag or attribute name given to ``format``
+  (``("<img src=x %s=f()>"):format("onerror")``, ``string.format("<%s>", "script")``), a
+  ``<`` made by ``string.char(60)`` (or held in a constant so made) or written alone
+  (``"<" .. "script>"``): RisuAI shows what they make, script and all.  Now each is folded
+  as a concatenation written in one place is (RA301/RA302/RA305).
 """
 
 from __future__ import annotations
@@ -141,3 +149,73 @@ def test_a_trigger_flags_field_regexp_refuses_is_ra202(base: dict[str, object]) 
         assert _trigger({**base, "flags": flags}) == []
     # a flags field naming a variable: its value is not known here
     assert _trigger({**V2, "flags": "gx", "flagsType": "var"}) == []
+
+
+# -- 3: HTML built out of pieces written apart ------------------------------------------------
+
+def _html_rules(code: str) -> set[str]:
+    return {r for r in _rules(code) if r.startswith("RA30")}
+
+
+IMG = "'<img src=x ', 'onerror=alert(1)>'"
+
+
+@pytest.mark.parametrize(("code", "rule"), [
+    # a named table joined later
+    (f"local t = {{{IMG}}}\naddChat(id, 'char', table.concat(t))", "RA302"),
+    (f"local t = {{{IMG},}}\naddChat(id, 'char', table.concat(t, ''))", "RA302"),
+    ("local t = {}\nt[#t+1] = '<img src=x '\nt[#t + 1] = 'onerror=alert(1)>'\n"
+     "addChat(id, 'char', table.concat(t))", "RA302"),
+    ("local t = {}\nt[1] = '<img src=x '\nt[2] = 'on' .. 'error=alert(1)>'\n"
+     "addChat(id, 'char', table.concat(t))", "RA302"),
+    ("local t = {}\ntable.insert(t, '<img src=x ')\ntable.insert(t, 'onerror=alert(1)>')\n"
+     "addChat(id, 'char', table.concat(t))", "RA302"),
+    ("local t = {'x'}\ntable.insert(t, 1, '<script>')\ntable.insert(t, 'alert(1)</script>')\n"
+     "setChat(id, 0, table.concat(t))", "RA301"),
+    ("local t = {'<a href=\"https://h.example/?q=', 0, '\">x</a>'}\n"
+     "t[2] = getChatVar(id, 'secret')\naddChat(id, 'char', table.concat(t))", "RA305"),
+    ("local SEP = ' '\nlocal t = {'<img src=x', 'onerror=alert(1)>'}\n"
+     "addChat(id, 'char', table.concat(t, SEP))", "RA302"),
+    # a name given to format
+    ("addChat(id, 'char', ('<img src=x %s=alert(1)>'):format('onerror'))", "RA302"),
+    ("addChat(id, 'char', string.format('<img src=x %s=alert(1)>', 'onerror'))", "RA302"),
+    ("addChat(id, 'char', string.format('<%s>alert(1)</script>', 'script'))", "RA301"),
+    ("local T = 'script'\naddChat(id, 'char', ('<%s>alert(1)</%s>'):format(T, T))", "RA301"),
+    # a < made by string.char, or alone
+    ("addChat(id, 'char', string.char(60) .. 'script>alert(1)</script>')", "RA301"),
+    ("addChat(id, 'char', string.char(60, 115, 99, 114, 105, 112, 116, 62) .. 'alert(1)')",
+     "RA301"),
+    ("addChat(id, 'char', ('').char(60) .. 'script>alert(1)</script>')", "RA301"),
+    ("local lt = string.char(60)\naddChat(id, 'char', lt .. 'script>alert(1)</script>')",
+     "RA301"),
+    ("addChat(id, 'char', '<' .. 'img src=x onerror=alert(1)>')", "RA302"),
+    ("addChat(id, 'char', ('<'):rep(1) .. 'script>alert(1)</script>')", "RA301"),
+])
+def test_html_built_out_of_pieces_is_read(code: str, rule: str) -> None:
+    assert rule in _html_rules(code)
+
+
+@pytest.mark.parametrize("code", [
+    "local t = {'<b>', 'hi', '</b>'}\naddChat(id, 'char', table.concat(t))",
+    "local t = {}\nt[#t+1] = '<img src=x '\nt[#t+1] = 'alt=y>'\n"
+    "addChat(id, 'char', table.concat(t))",
+    "local t = {'<img src=x ', 'onerror=alert(1)>'}\nlocal u = {'<b>'}\n"
+    "addChat(id, 'char', table.concat(u))",
+    "addChat(id, 'char', ('<img src=x %s=1>'):format('alt'))",
+    "addChat(id, 'char', string.char(60) .. 'b>hi</b>')",
+    "addChat(id, 'char', '<' .. 'b>hi</b>')",
+    "local n = 1 < 2\nlocal s = string.char(65)",
+])
+def test_harmless_html_out_of_pieces_stays_quiet(code: str) -> None:
+    assert _html_rules(code) == set()
+
+
+def test_pieces_are_read_in_bounded_time() -> None:
+    import time
+    code = ("local t = {'<b>'}\n" + "t[#t+1] = '<i onclick=f()>' .. x\n" * 20_000
+            + "addChat(id, 'c', table.concat(t))\n" * 100
+            + "addChat(id, 'c', string.char(60) .. 'x')\n" * 20_000
+            + "table.insert(t, ((((((((((('<a'))))))))))))\n" * 20_000)
+    t0 = time.perf_counter()
+    lua(code)
+    assert time.perf_counter() - t0 < 20

@@ -26,6 +26,7 @@ from functools import cache
 from risutools.analysis.htmlscan import HtmlScan, scan_html
 from risutools.analysis.luaargs import LIT, REF
 from risutools.analysis.luafold import MAX_FOLD_SPAN, template_span
+from risutools.analysis.luahtmltables import joined_tables
 from risutools.analysis.lualex import (
     OP,
     STR,
@@ -47,12 +48,24 @@ CHAIN_LIMITS = (64, MAX_FOLD_SPAN)
 #: lines near an opening, the pre-filter of a script)
 #: what a string is read for: a tag's opening, or a Markdown link's or image's address
 #: (RisuAI renders a message's Markdown: ``![](https://h/?q=...)`` is an image it loads)
-_SEED = re.compile(r"<[A-Za-z]|\]\(")
+#: (``<%s`` and a ``<`` that ends a string: a tag whose name is joined to it,
+#: ``string.format("<%s>", "script")``, ``"<" .. "script>"``)
+_SEED = re.compile(r"<[A-Za-z%]|<\Z|\]\(")
 _RISKY = re.compile(r"//|\\\\|java|vbs|\bon[a-z]+\s*=|<\s*(?:script|meta|base|form|i?frame|object"
                     r"|embed)|srcdoc|action|url\s*\(|@import|&#|\\(?:[0-9a-f]|x|u\{)",
                     re.IGNORECASE)
 #: the pre-filter's openings: a tag (``<`` then a letter, or an escape), a Markdown address
 _OPENING = re.compile(r"<[A-Za-z\\]|\]\(")
+#: what makes a tag out of pieces written apart, so the pre-filter lets a script through:
+#: ``<`` alone in a string, ``<%`` (a format's name), ``string.char(`` (folded: ``char(60)``
+#: is ``<``), the join of a named table (:mod:`.luahtmltables`)
+_PIECES = re.compile(r"""["']<["']|<%|\bchar\s*\(|\btable\s*\.\s*concat\s*\(\s*[A-Za-z_]""")
+#: a format's directive (``%s``: what is put in a tag that holds one may be its name)
+_DIRECTIVE = re.compile(r"%[-0-9.]*[sdq]")
+#: a fold that may make ``<`` with no string holding it: ``string.char(...)``,
+#: ``("").char(...)``
+_CHAR_CALL = re.compile(r"(?<![\w.:])string\s*\.\s*char\s*\("
+                        r"|\(\s*(?:\"\"|'')\s*\)\s*[.:]\s*char\s*\(")
 #: an escape that makes a printable character (``\x3c``, ``\60``, ``\u{3c}``; not a
 #: control, ``\0``, ``\31``): a script writing one is read (its strings decoded before
 #: they are judged)
@@ -107,9 +120,10 @@ def may_hold_html(code: str) -> bool:
     two strings joined (a mark split in two), or a value joined inside the tag (its
     ``>`` not yet met; after ``](``: on those lines) while such a mark is anywhere (a
     name's address).  Each character looked at a bounded number of times."""
-    if _ESCAPE.search(code) is not None:
+    if _ESCAPE.search(code) is not None or _PIECES.search(code) is not None:
         return True
     closes, dots, joins = _Next(code, _CLOSE), _Next(code, _DOTS), _Next(code, _JOIN)
+    directives = _Next(code, _DIRECTIVE)
     at = covered = 0
     anywhere: bool | None = None  # such a mark anywhere in the code
     while (m := _OPENING.search(code, at)) is not None:
@@ -120,7 +134,8 @@ def may_hold_html(code: str) -> bool:
         stop = len(code) if after < 0 else after
         inside = closes.after(m.end()) if m.group()[0] == "<" else stop
         stop = max(stop, inside + 1)
-        if _RISKY.search(code, max(start, 0), stop) or joins.after(max(start, 0)) < stop:
+        if _RISKY.search(code, max(start, 0), stop) or joins.after(max(start, 0)) < stop \
+                or directives.after(m.end()) < inside:
             return True
         if dots.after(m.end()) < inside:
             if anywhere is None:  # (searched once)
@@ -141,7 +156,9 @@ def html_strings(code: str, constants: Mapping[str, str] | None = None,
     holding one is part of.  The first :data:`MAX_HTML_STRINGS`."""
     reader = _Chains(code, constants or {}, names)
     yield from reader.literals()
+    yield from reader.folded()
     yield from reader.uses()
+    yield from reader.tables()
 
 
 class _Chains:
@@ -151,7 +168,9 @@ class _Chains:
     def __init__(self, code: str, constants: Mapping[str, str], names: Names | None) -> None:
         self.code = code
         self.lines = LineIndex(code)
-        self.tagged: dict[str, str] = {}  # constants holding a tag -> their text
+        self.tagged = {k: v for k, v in sorted((constants or {}).items())  # constants
+                       if _SEED.search(v)}  # holding a tag -> their text (folded too)
+        self.tagged = dict(list(self.tagged.items())[:MAX_TAGGED])
         self.consts: ChainMap[str, str] = ChainMap(self.tagged, dict(constants))
         self.names = names
         self.starts: list[int] = []  # the extents of the concatenations read, in order
@@ -205,8 +224,9 @@ class _Chains:
         for start in (m.start(), at) if m is not None else (at,):
             got = template_span(self.code, start, self.consts, CHAIN_LIMITS)
             if got is not None and got[1] > at:
-                self.starts.append(start)
-                self.ends.append(got[1])
+                i = bisect_right(self.starts, start)  # (in order: :meth:`inside`)
+                self.starts.insert(i, start)
+                self.ends.insert(i, got[1])
                 return "".join(self.text_of(k, t) for k, t in got[0])
         return None
 
@@ -217,6 +237,34 @@ class _Chains:
         got = self.names(text) if kind == REF and self.names is not None else None
         return "".join(t if k == LIT else VALUE for k, t in got) if got else VALUE
 
+    def folded(self) -> Iterator[tuple[int, str]]:
+        """What each ``string.char(...)`` outside the concatenations read is the first
+        operand of (``string.char(60) .. "script>"``)."""
+        for m in _CHAR_CALL.finditer(self.code):
+            if self.inside(m.start()):
+                continue
+            self.left -= 1
+            if self.left < 0:
+                return
+            chain = self.chain(m.start())
+            if chain is not None and _SEED.search(chain) and _RISKY.search(chain):
+                yield self.lines.line(m.start()), chain
+
+    def tables(self) -> Iterator[tuple[int, str]]:
+        """What each join of a named table makes (:mod:`.luahtmltables`)."""
+        for at, parts in joined_tables(self.code, self.consts, CHAIN_LIMITS):
+            self.left -= 1
+            if self.left < 0:
+                return
+            text = "".join(self.text_of(k, t) for k, t in parts)
+            if _SEED.search(text) and _RISKY.search(text):
+                yield self.lines.line(at), text
+
+    def inside(self, at: int) -> bool:
+        """Whether ``at`` is inside a concatenation read."""
+        i = bisect_right(self.starts, at) - 1
+        return i >= 0 and at < self.ends[i]
+
     def uses(self) -> Iterator[tuple[int, str]]:
         """What each use of a constant holding a tag is part of (``PIXEL .. data``,
         ``T:gsub("%$Q", data)``), outside the concatenations read."""
@@ -225,8 +273,7 @@ class _Chains:
         words = "|".join(re.escape(n) for n in sorted(self.tagged))
         found = re.compile(rf"(?<![\w:])(?:(?<=\.\.)|(?<!\.))(?:{words})(?![\w])")
         for m in found.finditer(self.code):
-            i = bisect_right(self.starts, m.start()) - 1
-            if i >= 0 and m.start() < self.ends[i]:
+            if self.inside(m.start()):
                 continue
             self.left -= 1
             if self.left < 0:
