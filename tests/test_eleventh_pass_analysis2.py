@@ -11,7 +11,8 @@ before its fix:
   written, RegExp throws, RisuAI swallows it and the entry never activates) was read with
   the letters it knows and gave nothing; so were a trigger's flags field (``extractRegex``,
   ``v2RegexTest`` ...: triggers.ts ``new RegExp(regex, flags)``).  Now RA202 at the key or
-  field, as for the flags ``uv``; flags RegExp takes are read as before;
+  field, as for the flags ``uv``; flags RegExp takes are read as before; a key's blanks
+  after its flags (``"/a/g ,/b/i"``: RisuAI does not trim the pieces) are such flags too;
 * (3) HTML a Lua script builds out of pieces written apart was not read: a named table
   joined later (``local t = {"<img src=x ", "onerror=f()>"}; addChat(id, "char",
   table.concat(t))``, its pieces added by ``t[#t + 1] =``, ``t[n] =`` or
@@ -112,6 +113,14 @@ def test_every_place_a_lorebook_key_is_read_says_it() -> None:
     got = _lore("/a/g", content="@@additional_keys /b/q\nhi")
     assert [(r, e) for r, e, _m in got] == [
         ("RA202", "lorebook[0].content line 1 @@additional_keys[0]")]
+
+
+def test_blanks_after_a_keys_flags_are_flags_regexp_refuses() -> None:
+    # RisuAI splits the keys on commas without trimming them: "/a/g ,/b/i" gives the
+    # flags "g " to RegExp, which throws
+    assert [(r, e) for r, e, _m in _lore("/a/g ,/b/i")] == [("RA202", "lorebook[0].key[0]")]
+    assert "the flag ' '" in _lore("/a/g ")[0][2]
+    assert _lore("/a/g, /b/i") == []  # (a blank before a key: not its flags)
 
 
 def test_a_refused_key_is_not_read_for_backtracking() -> None:

@@ -140,13 +140,15 @@ def _entry(s: Seen, i: int, content: str, fate: str | None, head: Head | None) -
 def _regex_keys(s: Seen, i: int, e: dict[str, Any]) -> None:
     """The keys of an entry with ``useRegex``: RisuAI splits ``key`` (and ``secondkey``)
     on commas and runs each piece written ``/pattern/flags`` on the chat
-    (lorebook.svelte.ts ``searchMatch``); a piece in another form is not run by current
-    RisuAI, but is still checked for backtracking risks (an older reader may run it)."""
+    (lorebook.svelte.ts ``searchMatch``, each piece as split: blanks after its flags are
+    flags ``RegExp`` refuses); a piece in another form is not run by current RisuAI, but is
+    still checked for backtracking risks (an older reader may run it)."""
     for field in ("key", "secondkey"):
         text = e.get(field)
         if not isinstance(text, str) or not text.strip():
             continue
-        for n, piece in enumerate(p.strip() for p in text.split(",")):
+        for n, piece in enumerate(p.lstrip() for p in text.split(",")):  # (a blank after
+            # the flags is one: ``new RegExp(body, "g ")`` throws)
             where = f"lorebook[{i}].{field}" + (f"[{n}]" if "," in text else "")
             regex_key(s, where, piece)
 
