@@ -20,7 +20,9 @@ before its fix:
   (``("<img src=x %s=f()>"):format("onerror")``, ``string.format("<%s>", "script")``), a
   ``<`` made by ``string.char(60)`` (or held in a constant so made) or written alone
   (``"<" .. "script>"``): RisuAI shows what they make, script and all.  Now each is folded
-  as a concatenation written in one place is (RA301/RA302/RA305).
+  as a concatenation written in one place is (RA301/RA302/RA305);
+* (4) likewise a string built up by joining to it (``local h = ""; h = h .. "<img src=x "
+  ... h = h .. "onerror=f()>"``).
 """
 
 from __future__ import annotations
@@ -227,4 +229,37 @@ def test_pieces_are_read_in_bounded_time() -> None:
             + "table.insert(t, ((((((((((('<a'))))))))))))\n" * 20_000)
     t0 = time.perf_counter()
     lua(code)
+    assert time.perf_counter() - t0 < 20
+
+
+# -- 4: HTML built up in a string joined to ---------------------------------------------------
+
+@pytest.mark.parametrize(("code", "rule"), [
+    ("local h = ''\nh = h .. '<img src=x '\nh = h .. 'onerror=alert(1)>'\n"
+     "addChat(id, 'char', h)", "RA302"),
+    ("local h = '<img src=x '\nlocal y = 1\n\nh = h .. 'on' .. 'error=alert(1)>'\n"
+     "addChat(id, 'char', h)", "RA302"),
+    ("local h = ''\nfor i = 1, 3 do h = h .. ('<img src=x %s=alert(1)>'):format('onerror') end\n"
+     "addChat(id, 'char', h)", "RA302"),
+    ("local h = '<a href=\"https://h.example/?q='\nh = h .. getChatVar(id, 's')\n"
+     "h = h .. '\">x</a>'\naddChat(id, 'char', h)", "RA305"),
+])
+def test_html_grown_in_a_string_is_read(code: str, rule: str) -> None:
+    assert rule in _html_rules(code)
+
+
+@pytest.mark.parametrize("code", [
+    "local h = '<b>'\nh = h .. 'x'\nh = h .. '</b>'\naddChat(id, 'char', h)",
+    # set whole again: what was joined before is gone
+    "local h = '<img src=x '\nh = '<b>'\nh = h .. 'onerror=alert(1)>'\naddChat(id, 'char', h)",
+])
+def test_harmless_grown_html_stays_quiet(code: str) -> None:
+    assert _html_rules(code) == set()
+
+
+def test_grown_strings_are_read_in_bounded_time() -> None:
+    import time
+    code = "".join(f"h{i} = h{i} .. '<i onclick=f()>'\n" * 3_000 for i in range(20))
+    t0 = time.perf_counter()
+    assert "RA302" in _html_rules(code)
     assert time.perf_counter() - t0 < 20

@@ -22,11 +22,12 @@ from collections import ChainMap
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import replace
 from functools import cache
+from itertools import chain
 
 from risutools.analysis.htmlscan import HtmlScan, scan_html
 from risutools.analysis.luaargs import LIT, REF
 from risutools.analysis.luafold import MAX_FOLD_SPAN, template_span
-from risutools.analysis.luahtmltables import joined_tables
+from risutools.analysis.luahtmltables import grown_strings, grows_strings, joined_tables
 from risutools.analysis.lualex import (
     OP,
     STR,
@@ -120,7 +121,8 @@ def may_hold_html(code: str) -> bool:
     two strings joined (a mark split in two), or a value joined inside the tag (its
     ``>`` not yet met; after ``](``: on those lines) while such a mark is anywhere (a
     name's address).  Each character looked at a bounded number of times."""
-    if _ESCAPE.search(code) is not None or _PIECES.search(code) is not None:
+    if _ESCAPE.search(code) is not None or _PIECES.search(code) is not None \
+            or (grows_strings(code) and _SEED.search(code) is not None):
         return True
     closes, dots, joins = _Next(code, _CLOSE), _Next(code, _DOTS), _Next(code, _JOIN)
     directives = _Next(code, _DIRECTIVE)
@@ -251,8 +253,10 @@ class _Chains:
                 yield self.lines.line(m.start()), chain
 
     def tables(self) -> Iterator[tuple[int, str]]:
-        """What each join of a named table makes (:mod:`.luahtmltables`)."""
-        for at, parts in joined_tables(self.code, self.consts, CHAIN_LIMITS):
+        """What each join of a named table, each string grown by joining to it, makes
+        (:mod:`.luahtmltables`)."""
+        for at, parts in chain(joined_tables(self.code, self.consts, CHAIN_LIMITS),
+                               grown_strings(self.code, self.consts, CHAIN_LIMITS)):
             self.left -= 1
             if self.left < 0:
                 return

@@ -1,7 +1,8 @@
 """HTML a Lua script builds in a named table and joins later: ``local t = {"<img src=x ",
 "onerror=f()>"}``, ``t[#t + 1] = "..."``, ``t[2] = "..."`` or ``table.insert(t, "...")``,
-then ``table.concat(t)`` (what :mod:`.luahtml` reads of a concatenation written in one
-place, read of the pieces of each table ``table.concat`` joins).
+then ``table.concat(t)``; or in a string it joins to (``h = h .. "<img src=x "``, then
+``h = h .. "onerror=f()>"``): what :mod:`.luahtml` reads of a concatenation written in one
+place, read of the pieces of each table ``table.concat`` joins and of each string so grown.
 
 Nothing is run: the pieces are the ones written before the ``table.concat`` in the order
 they are written (a table constructor assigned to the name starts them again; a loop's
@@ -73,6 +74,44 @@ def joined_tables(code: str, consts: Mapping[str, str], limits: tuple[int, int]
                                 consts, limits)
             if got is not None:
                 yield m.start(), list(got[0])
+
+
+#: ``name = name ..``: a string built up by joining to it (``h = h .. "<img src=x "``)
+_GROWN = re.compile(r"(?<![\w.:])([A-Za-z_]\w*)[ \t]*=[ \t]*\1[ \t]*\.\.(?!\.)")
+
+
+def grows_strings(code: str) -> bool:
+    """Whether ``code`` builds a string up by joining to it (``h = h .. v``)."""
+    return _GROWN.search(code) is not None
+
+
+def grown_strings(code: str, consts: Mapping[str, str], limits: tuple[int, int]
+                  ) -> Iterator[tuple[int, list[_Part]]]:
+    """(offset of the last ``name = name .. v``, the parts of the text it makes) of each
+    string built up by joining to it: its value where it is set whole (``local h = ""``,
+    ``h = "<b>"``), then each value joined in the order written (as the pieces of a named
+    table are; the first :data:`MAX_TABLES` names)."""
+    names: dict[str, int] = {}
+    for m in _GROWN.finditer(code):
+        if m.group(1) in names or len(names) < MAX_TABLES:
+            names[m.group(1)] = m.start()
+    for name, last in names.items():
+        n = re.escape(name)
+        places = re.compile(rf"(?<![\w.:])(?:local[ \t]+)?{n}[ \t]*=(?!=)[ \t]*"
+                            rf"(?P<grow>{n}[ \t]*\.\.(?!\.))?")
+        pieces: list[str] = []
+        for count, m in enumerate(places.finditer(code)):
+            if count >= MAX_PLACES or m.start() > last:
+                break
+            end = _extent(code, m.end())
+            src = code[m.end():end].strip() if end is not None else "nil"
+            if m.group("grow") is None:
+                pieces = [src or "nil"]
+            elif len(pieces) < MAX_PIECES:
+                pieces.append(src or "nil")
+        got = template_span("table.concat({" + ", ".join(pieces) + "})", 0, consts, limits)
+        if got is not None:
+            yield last, list(got[0])
 
 
 def _pieces(code: str, name: str, before: int) -> list[str]:
