@@ -22,7 +22,6 @@ from collections import ChainMap
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import replace
 from functools import cache
-from itertools import chain
 
 from risutools.analysis.htmlscan import HtmlScan, scan_html
 from risutools.analysis.luaargs import LIT, REF
@@ -170,9 +169,9 @@ class _Chains:
     def __init__(self, code: str, constants: Mapping[str, str], names: Names | None) -> None:
         self.code = code
         self.lines = LineIndex(code)
-        self.tagged = {k: v for k, v in sorted((constants or {}).items())  # constants
-                       if _SEED.search(v)}  # holding a tag -> their text (folded too)
-        self.tagged = dict(list(self.tagged.items())[:MAX_TAGGED])
+        tagged = [(k, v) for k, v in sorted(constants.items()) if _SEED.search(v)]
+        #: constants holding a tag (folded ones too: ``string.char(60)``) -> their text
+        self.tagged: dict[str, str] = dict(tagged[:MAX_TAGGED])
         self.consts: ChainMap[str, str] = ChainMap(self.tagged, dict(constants))
         self.names = names
         self.starts: list[int] = []  # the extents of the concatenations read, in order
@@ -248,15 +247,15 @@ class _Chains:
             self.left -= 1
             if self.left < 0:
                 return
-            chain = self.chain(m.start())
-            if chain is not None and _SEED.search(chain) and _RISKY.search(chain):
-                yield self.lines.line(m.start()), chain
+            text = self.chain(m.start())
+            if text is not None and _SEED.search(text) and _RISKY.search(text):
+                yield self.lines.line(m.start()), text
 
     def tables(self) -> Iterator[tuple[int, str]]:
         """What each join of a named table, each string grown by joining to it, makes
         (:mod:`.luahtmltables`)."""
-        for at, parts in chain(joined_tables(self.code, self.consts, CHAIN_LIMITS),
-                               grown_strings(self.code, self.consts, CHAIN_LIMITS)):
+        for at, parts in [*joined_tables(self.code, self.consts, CHAIN_LIMITS),
+                          *grown_strings(self.code, self.consts, CHAIN_LIMITS)]:
             self.left -= 1
             if self.left < 0:
                 return
