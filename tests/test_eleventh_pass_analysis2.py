@@ -20,7 +20,9 @@ before its fix:
   (``("<img src=x %s=f()>"):format("onerror")``, ``string.format("<%s>", "script")``), a
   ``<`` made by ``string.char(60)`` (or held in a constant so made) or written alone
   (``"<" .. "script>"``): RisuAI shows what they make, script and all.  Now each is folded
-  as a concatenation written in one place is (RA301/RA302/RA305);
+  as a concatenation written in one place is (RA301/RA302/RA305); so is a text a string
+  function makes of a literal holding a tag (``("<img src=x X=f()>"):gsub("X",
+  "onerror")``, ``:reverse()``, ``:rep(1) .. ...``), which the pre-filter let pass;
 * (4) likewise a string built up by joining to it (``local h = ""; h = h .. "<img src=x "
   ... h = h .. "onerror=f()>"``).
 """
@@ -201,6 +203,11 @@ IMG = "'<img src=x ', 'onerror=alert(1)>'"
      "RA301"),
     ("addChat(id, 'char', '<' .. 'img src=x onerror=alert(1)>')", "RA302"),
     ("addChat(id, 'char', ('<'):rep(1) .. 'script>alert(1)</script>')", "RA301"),
+    # a text a string function makes of a literal holding a tag
+    ("addChat(id, 'char', ('<img src=x X=alert(1)>'):gsub('X', 'onerror'))", "RA302"),
+    ("addChat(id, 'char', string.gsub('<img src=x X=alert(1)>', 'X', 'onerror'))", "RA302"),
+    ("addChat(id, 'char', ('>)1(trela=rorreno x=crs gmi<'):reverse())", "RA302"),
+    ("addChat(id, 'char', ('<img src=x on'):rep(1) .. 'error=alert(1)>')", "RA302"),
 ])
 def test_html_built_out_of_pieces_is_read(code: str, rule: str) -> None:
     assert rule in _html_rules(code)

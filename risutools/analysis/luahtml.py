@@ -60,6 +60,10 @@ _OPENING = re.compile(r"<[A-Za-z\\]|\]\(")
 #: ``<`` alone in a string, ``<%`` (a format's name), ``string.char(`` (folded: ``char(60)``
 #: is ``<``), the join of a named table (:mod:`.luahtmltables`)
 _PIECES = re.compile(r"""["']<["']|<%|\bchar\s*\(|\btable\s*\.\s*concat\s*\(\s*[A-Za-z_]""")
+#: a string function that makes a text of another (``("<img src=x X=f()>"):gsub("X",
+#: "onerror")``, ``(">)(f=rorreno x=crs gmi<"):reverse()``, ``("<b on"):rep(1) .. "error="``):
+#: with a ``<`` anywhere, the pre-filter lets the script through (the reader folds them)
+_TRANSFORM = re.compile(r"[:.]\s*(?:gsub|reverse|rep|sub|lower|upper|format)\s*\(")
 #: a format's directive (``%s``: what is put in a tag that holds one may be its name)
 _DIRECTIVE = re.compile(r"%[-0-9.]*[sdq]")
 #: a fold that may make ``<`` with no string holding it: ``string.char(...)``,
@@ -120,8 +124,8 @@ def may_hold_html(code: str) -> bool:
     two strings joined (a mark split in two), or a value joined inside the tag (its
     ``>`` not yet met; after ``](``: on those lines) while such a mark is anywhere (a
     name's address).  Each character looked at a bounded number of times."""
-    if _ESCAPE.search(code) is not None or _PIECES.search(code) is not None \
-            or (grows_strings(code) and _SEED.search(code) is not None):
+    if _ESCAPE.search(code) is not None or _PIECES.search(code) is not None or (
+            "<" in code and (grows_strings(code) or _TRANSFORM.search(code) is not None)):
         return True
     closes, dots, joins = _Next(code, _CLOSE), _Next(code, _DOTS), _Next(code, _JOIN)
     directives = _Next(code, _DIRECTIVE)
