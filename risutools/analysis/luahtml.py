@@ -58,8 +58,25 @@ _RISKY = re.compile(r"//|\\\\|java|vbs|\bon[a-z]+\s*=|<\s*(?:script|meta|base|fo
 _OPENING = re.compile(r"<[A-Za-z\\]|\]\(")
 #: what makes a tag out of pieces written apart, so the pre-filter lets a script through:
 #: ``<`` alone in a string, ``<%`` (a format's name), ``string.char(`` (folded: ``char(60)``
-#: is ``<``), the join of a named table (:mod:`.luahtmltables`)
-_PIECES = re.compile(r"""["']<["']|<%|\bchar\s*\(|\btable\s*\.\s*concat\s*\(\s*[A-Za-z_]""")
+#: is ``<``)
+_PIECES = re.compile(r"""<(?:%|(?<=["']<)["'])""")
+_CHAR = re.compile(r"char\s*\(")  # (a word of its own: :func:`_word`)
+#: the join of a named table (:mod:`.luahtmltables`): with a tag's opening somewhere
+_JOINED = re.compile(r"table\s*\.\s*concat\s*\(\s*[A-Za-z_]")  # (:func:`_word`)
+
+
+def _word(rx: re.Pattern[str], code: str) -> bool:
+    """Whether ``rx`` (a pattern that starts with a word's letters: the search then scans
+    for them in C, where a leading ``\b`` or look-behind is tried at every character) matches
+    where no letter, digit or ``_`` comes before."""
+    return any(m.start() == 0 or not (code[m.start() - 1].isalnum()
+                                      or code[m.start() - 1] == "_")
+               for m in rx.finditer(code))
+#: a tag's opening (``<`` then a letter, ``/`` or ``!``) or one written backwards (``gmi<``,
+#: for ``reverse``): what the joins, the grown strings and the string functions need
+#: somewhere to make a tag (a ``<`` between blanks is a comparison: real scripts hold many,
+#: and reading each such script whole cost the real corpus's analysis 2x)
+_TAGGISH = re.compile(r"<(?:[A-Za-z/!]|(?<=[A-Za-z]<))")  # (each match starts at a ``<``)
 #: a string function that makes a text of another (``("<img src=x X=f()>"):gsub("X",
 #: "onerror")``, ``(">)(f=rorreno x=crs gmi<"):reverse()``, ``("<b on"):rep(1) .. "error="``):
 #: with a ``<`` anywhere, the pre-filter lets the script through (the reader folds them)
@@ -124,8 +141,10 @@ def may_hold_html(code: str) -> bool:
     two strings joined (a mark split in two), or a value joined inside the tag (its
     ``>`` not yet met; after ``](``: on those lines) while such a mark is anywhere (a
     name's address).  Each character looked at a bounded number of times."""
-    if _ESCAPE.search(code) is not None or _PIECES.search(code) is not None or (
-            "<" in code and (grows_strings(code) or _TRANSFORM.search(code) is not None)):
+    if _ESCAPE.search(code) is not None or _PIECES.search(code) is not None \
+            or _word(_CHAR, code) or (_TAGGISH.search(code) is not None and (
+                _word(_JOINED, code) or grows_strings(code)
+                or _TRANSFORM.search(code) is not None)):
         return True
     closes, dots, joins = _Next(code, _CLOSE), _Next(code, _DOTS), _Next(code, _JOIN)
     directives = _Next(code, _DIRECTIVE)

@@ -76,13 +76,26 @@ def joined_tables(code: str, consts: Mapping[str, str], limits: tuple[int, int]
                 yield m.start(), list(got[0])
 
 
-#: ``name = name ..``: a string built up by joining to it (``h = h .. "<img src=x "``)
-_GROWN = re.compile(r"(?<![\w.:])([A-Za-z_]\w*)[ \t]*=[ \t]*\1[ \t]*\.\.(?!\.)")
+#: ``name = name ..``: a string built up by joining to it (``h = h .. "<img src=x "``);
+#: each match starts at its ``=`` (a pattern starting with a name is tried at every letter
+#: of a script: 1.4x the real corpus's whole analysis), the name before it checked apart
+_GROWN_AT = re.compile(r"=[ \t]*([A-Za-z_]\w*)[ \t]*\.\.(?!\.)")
+_NAME_BEFORE = re.compile(r"(?<![\w.:])([A-Za-z_]\w*)[ \t]*\Z")
+
+
+def _grown(code: str) -> Iterator[tuple[str, int]]:
+    """(name, offset of the statement) of each ``name = name ..`` in ``code``."""
+    for m in _GROWN_AT.finditer(code):
+        if m.start() and code[m.start() - 1] in "=~<>":  # (``==``, ``~=``, ``<=``, ``>=``)
+            continue
+        before = _NAME_BEFORE.search(code, max(0, m.start() - 80), m.start())
+        if before is not None and before.group(1) == m.group(1):
+            yield m.group(1), before.start()
 
 
 def grows_strings(code: str) -> bool:
     """Whether ``code`` builds a string up by joining to it (``h = h .. v``)."""
-    return _GROWN.search(code) is not None
+    return next(_grown(code), None) is not None
 
 
 def grown_strings(code: str, consts: Mapping[str, str], limits: tuple[int, int]
@@ -92,9 +105,9 @@ def grown_strings(code: str, consts: Mapping[str, str], limits: tuple[int, int]
     ``h = "<b>"``), then each value joined in the order written (as the pieces of a named
     table are; the first :data:`MAX_TABLES` names)."""
     names: dict[str, int] = {}
-    for m in _GROWN.finditer(code):
-        if m.group(1) in names or len(names) < MAX_TABLES:
-            names[m.group(1)] = m.start()
+    for name, at in _grown(code):
+        if name in names or len(names) < MAX_TABLES:
+            names[name] = at
     for name, last in names.items():
         n = re.escape(name)
         places = re.compile(rf"(?<![\w.:])(?:local[ \t]+)?{n}[ \t]*=(?!=)[ \t]*"
