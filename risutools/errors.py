@@ -112,6 +112,13 @@ class Code:
         "listed `card.json`/`module.risum` that reader would never reach or would end "
         "elsewhere (a data descriptor it finds early), or a walk that depends on how the file "
         "is fed to it")
+    PNG_INVALID = _code("png-invalid",
+        "a PNG card that cannot be read as RisuAI reads it: a chunk length past the file or "
+        "its bound, too many chunks, a card text chunk twice, its text not base64")
+    PNG_NO_CARD = _code("png-no-card",
+        "a PNG without a `ccv3`/`chara` text chunk: not a character card")
+    PNG_ENCRYPTED = _code("png-encrypted",
+        "a PNG card whose text is an encrypted `rcc||` card: its content cannot be read")
     RISUP_DECOMPRESS_FAILED = _code("risup-decompress-failed",
         "the preset's compressed stream is corrupt or truncated")
     RISUP_NOT_MSGPACK = _code("risup-not-msgpack", "envelope or decrypted preset is not msgpack")

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, cast
 
 from risutools.errors import Code, FormatError
-from risutools.formats import card, charx, exports, jsonscan, risup, rpack
+from risutools.formats import card, charx, exports, jsonscan, png, risup, rpack
 from risutools.formats.files import open_regular, read_to_bound
 from risutools.formats.jsonsafe import loads_object
 from risutools.formats.model import Anomaly, AssetInfo, Module, SourceInfo
@@ -20,6 +20,7 @@ FORMATS = (
     "risum",
     "charx",
     "charx-jpeg",
+    "png-card",
     "risup",
     "risupreset",
     "json-module",
@@ -44,6 +45,7 @@ _BY_EXTENSION = {
     ".charx": "charx",
     ".jpg": "charx-jpeg",
     ".jpeg": "charx-jpeg",
+    ".png": "png-card",
     ".risup": "risup",
     ".risupreset": "risupreset",
     ".json": "json",
@@ -81,6 +83,8 @@ def _detect_open(fp: BinaryIO, size: int, *, defer_json: bool = False) -> str | 
     head = fp.read(HEAD)
     if head[0] == MAGIC and len(head) > 1 and not _is_printable(head[1]):
         return "risum"
+    if png.has_signature(head):  # a PNG is a card when RisuAI's walk meets a card chunk
+        return "png-card" if png.looks_like_card(fp, size) else None
     if head[:1] in (b"P", b"\xff"):  # a ZIP or a JPEG may follow: only then load the reader
         zipped, fmt = _detect_zip(fp, head)
         if zipped:
@@ -261,7 +265,7 @@ def _read_open(
         if guess is None:
             raise FormatError(
                 Code.UNKNOWN_FORMAT,
-                "not a supported Risu file (.risum, .charx, CharX-JPEG, .risup, "
+                "not a supported Risu file (.risum, .charx, CharX-JPEG, PNG card, .risup, "
                 ".risupreset or a module/lorebook/regex JSON export)",
             )
         fmt = guess
@@ -269,6 +273,8 @@ def _read_open(
         return [_read_risum(fp, size, p, with_assets)]
     if fmt in ("charx", "charx-jpeg"):
         return _read_charx(fp, size, p, fmt, with_assets)
+    if fmt == "png-card":
+        return _read_png(fp, size, p)
     if fmt in ("risup", "risupreset"):
         blob, digest = _HashingFile.read_all(fp, size, risup.MAX_FILE_BYTES, "preset file")
         box = [blob]  # handed over: no reference stays here while the preset is decoded
@@ -347,6 +353,19 @@ def _read_charx(fp: BinaryIO, size: int, p: str, fmt: str, with_assets: bool) ->
             card=got.card,
         )
     ]
+
+
+def _read_png(fp: BinaryIO, size: int, p: str) -> list[Module]:
+    """A PNG card's own active content as a ``character`` component (``[]`` when it has
+    none, as a ``.charx`` card without a module)."""
+    got = png.read_png_card(fp, size)
+    view = png.card_view(got.card)
+    if not card.has_active_content(view):
+        return []
+    return [Module(data=view, component_type="character", card=got.facts,
+                   source=SourceInfo(path=p, format="png-card", size=size,
+                                     sha256=_stream_sha256(fp, size), member=got.key),
+                   anomalies=got.anomalies)]
 
 
 def _read_json(fp: BinaryIO, size: int, p: str, fmt: str) -> Module:

@@ -97,6 +97,9 @@ def source_facts(module: Module) -> SourceFacts:
         member = src.member or "module.risum"
         kind = "card.json" if member == "card.json" else "module.risum"
         return SourceFacts(sha, f"{base}!{member}", kind, "risu_attachment", base)
+    if fmt == "png-card":  # (the card JSON of a text chunk: ``<card>.png!ccv3``)
+        return SourceFacts(sha, f"{base}!{src.member or 'ccv3'}", "card.json",
+                           "risu_attachment", base)
     if fmt == "json-card":
         return SourceFacts(sha, "card.json", "card.json", "risu_json_export", None)
     if fmt.startswith("json"):
