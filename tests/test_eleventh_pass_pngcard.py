@@ -245,3 +245,20 @@ def test_encrypted_card_is_one_line(tmp_path: Path) -> None:
 def test_not_a_png_named_png(tmp_path: Path) -> None:
     err = _refused(_write(tmp_path, "fake.png", b"GIF89a" + b"\x00" * 20))
     assert err.code == "png-invalid" and "no PNG signature" in err.why
+
+
+def test_card_named_png_without_signature_is_read(tmp_path: Path) -> None:
+    # RisuAI reads a file named *.png as a PNG card (f.name.endsWith('png')) and skips its
+    # first 8 bytes unread: a card behind another signature loads, so it must be reviewed
+    blob = b"GIF89a\x00\x00" + _png(_text(b"ccv3", _b64(_card("Masked"))))[8:]
+    named = _write(tmp_path, "masked.png", blob)
+    assert detect(named) == "png-card"
+    [m] = read_path(named)
+    assert m.data["name"] == "Masked" and [a.code for a in m.anomalies] == ["png-signature"]
+    assert detect(_write(tmp_path, "masked.gif", blob)) is None  # (RisuAI: not a card)
+    src = tmp_path / "src"
+    src.mkdir()
+    _write(src, "masked.png", blob)
+    r = run_cli("ingest", src, "-o", tmp_path / "cat")
+    assert r.returncode == 0, r.stderr
+    assert len(list((tmp_path / "cat").glob("character.*.json"))) == 1

@@ -111,9 +111,16 @@ def has_signature(head: bytes) -> bool:
     return head.startswith(SIGNATURE)
 
 
+def named_png(name: str) -> bool:
+    """Whether RisuAI's import reads a file so named as a PNG card (``characterCards.ts``:
+    ``f.name.endsWith('png')``, never looking at its signature)."""
+    return name.endswith("png") or name.lower().endswith(".png")
+
+
 def looks_like_card(fp: BinaryIO, size: int) -> bool:
-    """Detection: a PNG whose walk meets a card text chunk, or one that cannot be walked
-    to its end (past the chunk bound): the reader then says why in one line."""
+    """Detection: a file whose walk meets a card text chunk, or one that cannot be walked
+    to its end (past the chunk bound): the reader then says why in one line.  (A PNG, or a
+    file :func:`named_png` whatever its signature.)"""
     w = walk(fp, size)
     return bool(w.cards) or (w.problem is not None and w.chunks >= MAX_CHUNKS)
 
@@ -129,9 +136,10 @@ class PngCard:
 def read_png_card(fp: BinaryIO, size: int) -> PngCard:
     """The card JSON RisuAI imports from this PNG, under the module docstring's bounds."""
     fp.seek(0)
-    if not has_signature(fp.read(len(SIGNATURE))):
-        raise _bad("not a PNG: no PNG signature", 0)
+    signed = has_signature(fp.read(len(SIGNATURE)))
     w = walk(fp, size)
+    if not signed and not w.cards:
+        raise _bad("not a PNG: no PNG signature", 0)
     if w.problem is not None:
         raise w.problem
     chosen: tuple[TextChunk, bytes] | None = None
@@ -154,6 +162,10 @@ def read_png_card(fp: BinaryIO, size: int) -> PngCard:
     raw = _unbase64(value, chunk, where)
     card = loads_object(raw, where=where, what=f"{chunk.key} card JSON")
     anomalies = _crc_note(fp, chunk, where)
+    if not signed:
+        anomalies.append(Anomaly(
+            "png-signature", "offset 0", "no PNG signature: RisuAI reads a file named *.png "
+            "as a PNG card whatever its first 8 bytes"))
     spec = card.get("spec")
     if spec not in CARD_SPECS:
         anomalies.append(Anomaly(

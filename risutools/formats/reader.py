@@ -190,7 +190,10 @@ def detect(path: str | os.PathLike[str]) -> str | None:
     fp, size = _open(path)
     with fp:
         try:
-            return _detect_open(fp, size)
+            fmt = _detect_open(fp, size)
+            if fmt is None and size and png.named_png(Path(path).name):  # RisuAI reads it as
+                fmt = "png-card" if png.looks_like_card(fp, size) else None  # a PNG by name
+            return fmt
         except OSError as exc:
             raise FormatError(Code.UNREADABLE,
                               f"read failed: {exc}", path=os.fspath(path)) from None
@@ -261,7 +264,8 @@ def _read_open(
         fmt = _detect_open(fp, size, defer_json=as_json)
         fp.seek(0)
     if fmt is None:
-        guess = _BY_EXTENSION.get(suffix)
+        guess = _BY_EXTENSION.get(suffix) or ("png-card" if png.named_png(Path(p).name)
+                                              else None)
         if guess is None:
             raise FormatError(
                 Code.UNKNOWN_FORMAT,
