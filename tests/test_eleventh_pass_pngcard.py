@@ -262,3 +262,35 @@ def test_card_named_png_without_signature_is_read(tmp_path: Path) -> None:
     r = run_cli("ingest", src, "-o", tmp_path / "cat")
     assert r.returncode == 0, r.stderr
     assert len(list((tmp_path / "cat").glob("character.*.json"))) == 1
+
+
+def test_cached_not_risu_verdict_of_an_older_sniff_is_not_trusted(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a catalog's cache recorded the card as "not a Risu file" when the sniff knew no PNG
+    # cards (its stat record's digest was ""): after the upgrade the card must be read, not
+    # skipped until its stat happens to move
+    from risutools.catalog import cache as cache_mod
+    from risutools.catalog import walk
+
+    monkeypatch.setattr(cache_mod, "RACY_NS", 0)  # (the source was just written)
+    src, out = tmp_path / "src", tmp_path / "cat"
+    src.mkdir()
+    _write(src, "card.png", _png(_text(b"ccv3", _b64(_card("Upgraded")))))
+    with monkeypatch.context() as old:  # the older sniff: no PNG, and its verdict ""
+        old.setattr(walk, "detect", lambda path: None)
+        old.setattr(cache_mod, "NOT_RISU", "")
+        r = run_cli("ingest", src, "-o", out, "-j", "1")
+        assert r.returncode == 0, r.stderr
+    assert not list(out.glob("character.*.json"))
+    r = run_cli("ingest", src, "-o", out, "-j", "1")
+    assert r.returncode == 0, r.stderr
+    assert len(list(out.glob("character.*.json"))) == 1
+    _write(src, "photo.png", _png())
+    r = run_cli("ingest", src, "-o", out, "-j", "1")  # (the photo: sniffed, recorded)
+    assert r.returncode == 0, r.stderr
+    sniffed: list[str] = []
+    real = walk.detect
+    monkeypatch.setattr(walk, "detect", lambda path: sniffed.append(Path(path).name)
+                        or real(path))
+    r = run_cli("ingest", src, "-o", out, "-j", "1")
+    assert r.returncode == 0 and sniffed == []  # (this sniff's verdict is trusted)

@@ -28,9 +28,11 @@ stream of records, each a short msgpack array:
   the digests are the sha256 of each document's text as the run wrote it (a JSON file,
   or a line of ``--ndjson``'s file: either names the document) and of its facts file's
   text.  A re-run after adding ten
-  files reads ten files.  A file sniffed as not a Risu file has the digest ``""``
-  (:data:`NOT_RISU`): while its stat is the one recorded it is neither opened nor sniffed
-  again (a folder of images or other JSON beside the modules costs a stat a run).
+  files reads ten files.  A file sniffed as not a Risu file has the digest
+  :data:`~risutools.catalog.cache_keys.NOT_RISU` (which names the formats the sniff knew):
+  while its stat is the one recorded it is neither opened nor sniffed again (a folder of
+  images or other JSON beside the modules costs a stat a run); a verdict of a sniff that
+  knew fewer formats is not trusted (the file is sniffed again).
 * ``[2, names, sizes, mtimes_ns, ctimes_ns, inodes, digests, statuses, lines]`` (columns):
   each catalog file (``x.json`` or ``facts/x.json``) as the last run found it when it
   compared it with the text of that digest: the status (``unchanged`` or
@@ -93,6 +95,8 @@ from typing import Any
 
 from risutools import __version__
 from risutools.catalog.cache_keys import (
+    NOT_RISU,
+    NOT_RISU_PREFIX,
     SourceStat,
     file_identity,
     in_columns,
@@ -114,9 +118,6 @@ from risutools.safeio import is_plain_file, open_fd, read_at, read_regular
 # unpacked: a flipped byte there became a document's text); 10: files that are not Risu files
 # recorded by their stat (a re-run does not sniff them again)
 CACHE_FORMAT = 10
-#: the digest a source's stat record holds for a file that is not a Risu file (sniffed at
-#: that stat: neither read nor sniffed again while its stat stays the one recorded)
-NOT_RISU = ""
 MAX_CACHE_BYTES = 256 << 20  # a cache file larger than 256 MiB is not read (rebuilt)
 DELTA_SUFFIX = ".delta"  # the delta file: the cache's name + this
 # the delta is merged when it would grow past 1/16 of the main file (at least 64 KiB) ...
@@ -343,8 +344,8 @@ class IngestCache:
         if not self.enabled:
             return None
         sha = self._known_sha(rel, path, st)
-        if not sha:  # (none recorded, another stat, or not a Risu file: NOT_RISU)
-            return None
+        if not sha or sha.startswith(NOT_RISU_PREFIX):  # (none recorded, another stat, or not
+            return None  # a Risu file, by this sniff or an older one: "" or NOT_RISU)
         key = result_key(sha, lang, post_id, notes_sig)
         entry = self.results.get(key)
         if entry is None:

@@ -8,6 +8,7 @@ import os
 from typing import Any
 
 from risutools import __version__
+from risutools.formats import FORMATS
 
 #: a source's stat as the cache records and compares it: (size, mtime_ns, ctime_ns).  The
 #: change time catches what size and modification time alone miss: other bytes of the same
@@ -16,6 +17,13 @@ from risutools import __version__
 #: sets it back).  Not the inode: FAT, exFAT and some network file systems make one up at
 #: each mount, and a collection on such a drive would be hashed again after each re-plug.
 SourceStat = tuple[int, int, int]
+
+#: the digest a source's stat record holds for a file that is not a Risu file (sniffed at
+#: that stat: neither read nor sniffed again while its stat stays the one recorded).  It
+#: names the formats the sniff knew: a verdict of a sniff that knew fewer (``""``, before
+#: PNG cards) is no hit, and the file is sniffed again when a reader learns a format
+NOT_RISU_PREFIX = "not-risu:"
+NOT_RISU = NOT_RISU_PREFIX + hashlib.sha256(" ".join(FORMATS).encode()).hexdigest()[:16]
 
 
 def source_stat(st: os.stat_result) -> SourceStat:
