@@ -294,3 +294,13 @@ def test_cached_not_risu_verdict_of_an_older_sniff_is_not_trusted(
                         or real(path))
     r = run_cli("ingest", src, "-o", out, "-j", "1")
     assert r.returncode == 0 and sniffed == []  # (this sniff's verdict is trusted)
+
+
+def test_old_tavern_card_reads_its_top_level_fields(tmp_path: Path) -> None:
+    # RisuAI's convertOffSpecCards: no spec -> fields at the top level, no scripts
+    old = {"name": "Elder", "first_mes": "hi {{user}}", "char_persona": "calm",
+           "extensions": {"risuai": {"triggerscript": [TRIGGER]}}}
+    [m] = read_path(_write(tmp_path, "old.png", _png(_text(b"chara", _b64(old)))))
+    assert m.data["name"] == "Elder" and m.card is not None and m.card["name"] == "Elder"
+    assert "trigger" not in m.data and m.data["cardFields"]["first_mes"] == "hi {{user}}"
+    assert [a.code for a in m.anomalies] == ["card-spec"]

@@ -225,7 +225,7 @@ def _dict(v: Any) -> dict[str, Any]:
 def _facts(card: dict[str, Any], w: Walk) -> dict[str, Any]:
     """The card facts ``inspect`` shows (as a ``.charx``'s): its assets name the
     ``chara-ext-asset_`` chunks (``__asset:N``) with their base64 sizes."""
-    data = _dict(card.get("data"))
+    data = _fields(card)
     assets = []
     listed = data.get("assets")
     for a in listed if isinstance(listed, list) else []:
@@ -247,6 +247,14 @@ def _facts(card: dict[str, Any], w: Walk) -> dict[str, Any]:
     }
 
 
+def _fields(card: dict[str, Any]) -> dict[str, Any]:
+    """Where the card's fields are: ``data`` for a V2/V3 card (and an old Tavern card of
+    ``spec_version`` "2.0"), else the top level (RisuAI's ``convertOffSpecCards``)."""
+    if card.get("spec") in CARD_SPECS or card.get("spec_version") == "2.0":
+        return _dict(card.get("data"))
+    return card
+
+
 def card_view(card: dict[str, Any]) -> dict[str, Any]:
     """The module-shaped view of the card (:func:`card_module_data`).  A card of another
     spec is an old Tavern card to RisuAI (``convertOffSpecCards``): its fields are read at
@@ -254,8 +262,7 @@ def card_view(card: dict[str, Any]) -> dict[str, Any]:
     regex scripts, ``lowLevelAccess`` or background HTML."""
     if card.get("spec") in CARD_SPECS:
         return card_module_data(card)
-    data = _dict(card.get("data")) if card.get("spec_version") == "2.0" else card
-    view = card_module_data({"data": data})
+    view = card_module_data({"data": _fields(card)})
     for key in ("trigger", "regex", "lowLevelAccess", "backgroundEmbedding"):
         view.pop(key, None)
     return view
