@@ -286,3 +286,30 @@ def test_the_hooks_leave_the_folders_to_risutools() -> None:
         ex = re.compile(hook["exclude"])
         assert not ex.search("facts/doc.json") and not ex.search("notes/cat/doc.json")
         assert ex.search("transitions.ndjson") and ex.search("cat/.risutools.yaml")
+
+
+@pytest.mark.parametrize("order", ["file-first", "folder-first"])
+def test_a_named_file_and_its_folder_in_either_order_are_one_document(
+        tmp_path: Path, order: str) -> None:
+    """A file named on the command line is known by its device and inode (no ``realpath``
+    a file: stop 65), and matched against a folder's files by its real path whichever comes
+    first; through a link too."""
+    cat = tmp_path / "cat"
+    cat.mkdir()
+    (cat / "doc.json").write_bytes(SEED.read_bytes())
+    (tmp_path / "alias.json").symlink_to(cat / "doc.json")
+    for named in ("cat/doc.json", "./cat/../cat/doc.json", "alias.json"):
+        args = [named, "cat"] if order == "file-first" else ["cat", named]
+        r = run_cli("validate", "-f", "json", *args, cwd=tmp_path)
+        out = json.loads(r.stdout)
+        assert r.returncode == 0, (named, r.stdout, r.stderr)
+        assert out["summary"]["documents"] == 1, (named, out["summary"])
+
+
+def test_named_files_twice_by_other_spellings_are_one_document(tmp_path: Path) -> None:
+    (tmp_path / "doc.json").write_bytes(SEED.read_bytes())
+    (tmp_path / "link.json").symlink_to(tmp_path / "doc.json")
+    r = run_cli("validate", "-f", "json", "doc.json", "./doc.json", str(tmp_path / "doc.json"),
+                "link.json", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["summary"]["documents"] == 1

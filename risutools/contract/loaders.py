@@ -240,7 +240,7 @@ def _path_files(p: str | Path, exclude: Iterable[str], skip_non_documents: bool,
                     real, os.fspath(f.relative_to(top)))):
                 yield f, True, None
         return
-    if once is not None and not once.first(p):
+    if once is not None and not once.first(p, status=seen):
         return
     if seen is not None and skip_non_documents and named_passed_over(p):
         name = display_path(p)
