@@ -65,11 +65,11 @@ def replayed_again(ev: ReplayEvidence, doc: dict[str, Any]) -> tuple[bool | None
     return _compared(ev, _RUNS[key])
 
 
-#: the runs made in this process: (fixture path, its digest, simulation, configuration) ->
-#: what :func:`_run` found (bounded: the oldest let go past :data:`_MAX_RUNS`)
 #: what a run found: the fixture's name and digest as read, its verdict, each invariant's
 #: (by id), its requests
 Ran = tuple[str, str, str, tuple[tuple[str, str], ...], int]
+#: the runs made in this process: (fixture path, its digest, simulation, configuration) ->
+#: what :func:`_run` found (bounded: the oldest let go past :data:`_MAX_RUNS`)
 _RUNS: dict[tuple[str, str, str, bytes], Ran | str] = {}
 _MAX_RUNS = 64
 
@@ -84,6 +84,9 @@ def _run(ev: ReplayEvidence, cfg: ReplayConfig, doc: dict[str, Any]) -> Ran | st
         report = build_report(run, fx, cfg, doc)
     except RisuError as exc:
         return f"its fixture {ev.fixture_name!r} cannot be replayed: {exc}"
+    except OSError as exc:  # (the rows' temporary folder full or unwritable)
+        return (f"its fixture {ev.fixture_name!r} cannot be replayed here: the temporary "
+                f"folder: {exc.strerror or exc}")
     summary = report["summary"]
     return (fx.name, fx.sha256, summary["verdict"], verdicts_of(report["invariants"]),
             summary["requests"])
