@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections import ChainMap
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import replace
 from functools import cache
 
@@ -264,15 +264,20 @@ class _Chains:
     def folded(self) -> Iterator[tuple[int, str]]:
         """What each ``string.char(...)`` outside the concatenations read is the first
         operand of (``string.char(60) .. "script>"``)."""
-        for m in _CHAR_CALL.finditer(self.code):
-            if self.inside(m.start()):
+        yield from self.chains_at(m.start() for m in _CHAR_CALL.finditer(self.code))
+
+    def chains_at(self, starts: Iterable[int]) -> Iterator[tuple[int, str]]:
+        """(line, text) of the concatenation each of ``starts`` outside those read begins,
+        when it holds a tag and a mark (:data:`_RISKY`); each start counted."""
+        for at in starts:
+            if self.inside(at):
                 continue
             self.left -= 1
             if self.left < 0:
                 return
-            text = self.chain(m.start())
+            text = self.chain(at)
             if text is not None and _SEED.search(text) and _RISKY.search(text):
-                yield self.lines.line(m.start()), text
+                yield self.lines.line(at), text
 
     def tables(self) -> Iterator[tuple[int, str]]:
         """What each join of a named table, each string grown by joining to it, makes
@@ -298,15 +303,7 @@ class _Chains:
             return
         words = "|".join(re.escape(n) for n in sorted(self.tagged))
         found = re.compile(rf"(?<![\w:])(?:(?<=\.\.)|(?<!\.))(?:{words})(?![\w])")
-        for m in found.finditer(self.code):
-            if self.inside(m.start()):
-                continue
-            self.left -= 1
-            if self.left < 0:
-                return
-            chain = self.chain(m.start())
-            if chain is not None and _SEED.search(chain) and _RISKY.search(chain):
-                yield self.lines.line(m.start()), chain
+        yield from self.chains_at(m.start() for m in found.finditer(self.code))
 
 
 def read_lua_html(code: str, constants: Mapping[str, str] | None = None,
