@@ -277,6 +277,24 @@ def test_the_command_line_starts_without_an_engine() -> None:
     assert heavy == []
 
 
+@pytest.mark.parametrize("command", ["validate", "verify", "ingest", "replay_synth"])
+def test_a_command_that_replays_nothing_starts_without_the_replay_engine(command: str) -> None:
+    """What a command that never replays loads of ``risutools.replay``: the names of a
+    report's files (``replay/reportpaths.py``, what asks whether ``-o`` lands on one) and the
+    fixture reader where the command writes fixtures, never the cutter, the checkers, the
+    rows or the renderings (they were 28 modules, a tenth of a one-file ``validate``'s
+    start-up, loaded through ``commands/outputs.py``)."""
+    code = (f"import sys, risutools.cli, risutools.commands.{command}; print(sorted(m for m "
+            "in sys.modules if m.startswith('risutools.replay.')))")
+    loaded = ast.literal_eval(subprocess.run([sys.executable, "-c", code], capture_output=True,
+                                             text=True, check=True, cwd=ROOT).stdout.strip())
+    engine = {"risutools.replay.run", "risutools.replay.cutter", "risutools.replay.checker",
+              "risutools.replay.mirror", "risutools.replay.spool", "risutools.replay.api",
+              "risutools.replay.render_html", "risutools.replay.render_markdown"}
+    assert "risutools.replay.reportpaths" in loaded
+    assert engine.isdisjoint(loaded), sorted(engine & set(loaded))
+
+
 def test_every_command_names_a_module_of_the_command_layer() -> None:
     from risutools import cli
 

@@ -23,7 +23,7 @@ from risutools.contract.loaders import load_file, not_a_component
 from risutools.errors import RisuError
 from risutools.formats.reader import detect
 from risutools.pathnames import WholeFolder
-from risutools.replay.api import report_paths
+from risutools.replay.reportpaths import report_paths
 from risutools.settings.catalog import CACHE_DIR, REPLAY_REPORT, REPLAYS_DIR
 from risutools.settings.config import Settings
 

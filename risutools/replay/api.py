@@ -11,7 +11,7 @@ from typing import Any
 
 from risutools.canonical import prefixed
 from risutools.collector import cycles_paused
-from risutools.errors import Code, DocumentError, RisuError, UsageError
+from risutools.errors import Code, DocumentError, RisuError
 from risutools.fsio import check_file_targets
 from risutools.pathnames import plain_id, show_name
 from risutools.replay.component import (
@@ -25,6 +25,7 @@ from risutools.replay.component import (
 from risutools.replay.fixture import Fixture, load_fixture, stream_fixture
 from risutools.replay.render_html import render_html
 from risutools.replay.render_markdown import render_markdown
+from risutools.replay.reportpaths import report_paths as report_paths
 from risutools.replay.row_views import RowViews
 from risutools.replay.run import (
     CUTTER_CAPS,
@@ -84,18 +85,6 @@ def default_report_path(component_path: Path, component_id: str, fixture_name: s
     # (nor one that is a link to a folder inside: a report there would be read as a document)
     own_folder(component_path.parent, out.parent, f"{REPLAYS_DIR}/", "the document's folder")
     return out
-
-
-def report_paths(path: str | Path) -> tuple[Path, Path, Path]:
-    """The JSON report's path and its ``.md`` / ``.html`` renderings next to it; a path that
-    ends in ``.md`` or ``.html`` (any case: one file on a case-blind disk) is refused
-    (``usage``, ``--output``): a rendering would be written over the JSON report."""
-    p = Path(path)
-    if p.suffix.lower() in (".md", ".html"):
-        raise UsageError("--output", f"{show_name(str(p))} ends in {p.suffix}: the Markdown and "
-                         "HTML renderings are written next to the JSON report under those "
-                         "names; give the JSON report's path (.json)")
-    return p, p.with_suffix(".md"), p.with_suffix(".html")
 
 
 def write_report_files(report: dict[str, Any], path: Path, views: RowViews | None = None,
