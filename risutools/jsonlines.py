@@ -108,7 +108,8 @@ def pointer_line(text: str, pointer: str, first_line: int = 1, doc: Any = _UNKNO
 
 _SPACE_BYTES = re.compile(rb"[ \t\r\n]*")
 _AFTER_KEY_BYTES = re.compile(rb"[ \t\r\n]*:[ \t\r\n]*")
-#: the bytes a JSON text's whitespace is made of (and b"", a text's end: ``in`` any bytes)
+#: the bytes a JSON text's whitespace is made of (and b"", a text's end: ``find`` finds it
+#: in any bytes; ``find``, not ``in``, which raises and clears a TypeError within each time)
 _SPACES_OR_END = b" \t\r\n"
 # an array element that is a string without an escape or a bare scalar, and the comma
 # after it (whitespace around both); never an object or an array, which open with a
@@ -134,7 +135,7 @@ def pointer_line_bytes(data: bytes, pointer: str, doc: Any, first_line: int = 1
         start = _SPACE_BYTES.match(data)
         at = pos = start.end() if start is not None else len(data)
     cur = doc
-    plain = pos < len(data) and b"\\" not in data
+    plain = pos < len(data) and data.find(b"\\") < 0  # (find: no TypeError raised within)
     for token in pointer.split("/")[1:] if plain and pointer else ():
         if isinstance(cur, list):
             element = _element_bytes(data, pos, token, cur)
@@ -172,7 +173,7 @@ def _key_once(data: bytes, quoted: bytes, pos: int) -> tuple[int, int] | None:
     if found < 0 or data.find(quoted, found + 1) >= 0:
         return None
     end = found + len(quoted)
-    if data[end:end + 2] == b": " and data[end + 2:end + 3] not in _SPACES_OR_END:
+    if data[end:end + 2] == b": " and _SPACES_OR_END.find(data[end + 2:end + 3]) < 0:
         return found, end + 2
     after = _AFTER_KEY_BYTES.match(data, end)
     return None if after is None else (found, after.end())
