@@ -33,6 +33,17 @@ _ZERO_DIGEST = "0" * 64
 #: every rule :func:`quiet_rules` may name (where none of them runs, it is not asked)
 PRECONDITIONED: frozenset[str] = frozenset(r.id for r in (
     mc101, mc103, mc105, mc200, mc300, mc301, mc302, mc303, mc304, mc400, mc401))
+#: the rules quiet where provenance is no object (every field below it reads as None)
+_NO_PROVENANCE = (mc103.id, mc105.id, mc300.id, mc301.id, mc302.id, mc303.id, mc304.id)
+#: the rules quiet where capabilities is no object
+_NO_CAPABILITIES = (mc400.id, mc401.id)
+# (the ids and the lifecycle's names bound once: each read below is then one lookup)
+_MC101, _MC103, _MC105, _MC200 = mc101.id, mc103.id, mc105.id, mc200.id
+_MC300, _MC301, _MC302, _MC303, _MC304 = mc300.id, mc301.id, mc302.id, mc303.id, mc304.id
+_MC400, _MC401 = mc400.id, mc401.id
+_STATES, _APPROVED, _ACTIVE = lifecycle.STATES, lifecycle.APPROVED, lifecycle.ACTIVE
+_POLICY = "static_preserve_no_execute"
+_DIGEST = DIGEST_RE.fullmatch
 
 
 def quiet_rules(doc: dict[str, Any]) -> set[str]:
@@ -42,74 +53,78 @@ def quiet_rules(doc: dict[str, Any]) -> set[str]:
     (its fields read with the same operations as the rule reads them: ``isinstance``,
     ``get``, ``in`` and ``==``, so a value the rule would trip on trips here too); a rule
     whose fields are of an unexpected shape is not in the set (it runs).
-    (tests/test_validate_round9.py holds each rule's findings empty whenever it is here.)"""
-    quiet: set[str] = set()
+    (tests/test_validate_round9.py holds each rule's findings empty whenever it is here.)
+    Run for every document (issue 23): each field is read once, the few calls it makes
+    are few, and a set is made once, not added to rule by rule."""
     prov = doc.get("provenance")
     payload = doc.get("payload")
-    layers = payload.get("idea_layers") if isinstance(payload, dict) else None
-    _quiet_identity(doc, payload, quiet)
+    projection = doc.get("projection")
     if isinstance(prov, dict):
-        _quiet_provenance(doc, prov, layers, quiet)
+        quiet = _quiet_provenance(prov, payload, projection)
     else:  # every field below it reads as None
-        quiet.update((mc103.id, mc105.id, mc300.id, mc301.id, mc302.id, mc303.id, mc304.id))
-    if _digests_quiet(prov, doc.get("projection")):
-        quiet.add(mc200.id)
+        quiet = set(_NO_PROVENANCE)
+    if _identity_quiet(doc, payload):
+        quiet.add(_MC101)
+    if _digests_quiet(prov, projection):
+        quiet.add(_MC200)
     caps = doc.get("capabilities")
     if not isinstance(caps, dict):
-        quiet.update((mc400.id, mc401.id))
+        quiet.update(_NO_CAPABILITIES)
     else:
         _quiet_capabilities(caps, quiet)
     return quiet
 
 
-def _quiet_identity(doc: dict[str, Any], payload: Any, quiet: set[str]) -> None:
+def _identity_quiet(doc: dict[str, Any], payload: Any) -> bool:
     """MC101: quiet when the type is unknown, or the id and the namespace agree with it."""
     ctype = _str(doc.get("component_type"))
     if ctype not in COMPONENT_TYPES:
-        quiet.add(mc101.id)
-        return
+        return True
     cid = _str(doc.get("component_id"))
     ns = _str(payload.get("namespace")) if isinstance(payload, dict) else None
-    if (cid is None or cid.startswith(ctype + ".")) and (ns is None or ns == f"risu.{ctype}"):
-        quiet.add(mc101.id)
+    return (cid is None or cid.startswith(ctype + ".")) and (ns is None or ns == f"risu.{ctype}")
 
 
-def _quiet_provenance(doc: dict[str, Any], prov: dict[str, Any], layers: Any,
-                      quiet: set[str]) -> None:
-    """MC103, MC105, MC300-MC304 (``prov``: the provenance object; ``layers``:
-    payload.idea_layers, or None)."""
+def _quiet_provenance(prov: dict[str, Any], payload: Any, projection: Any) -> set[str]:
+    """Of MC103, MC105, MC300-MC304, those quiet (``prov``: the provenance object;
+    ``payload``, ``projection``: the document's, any value): one set display, each rule's
+    id or None in it (None then dropped)."""
     review = prov.get("review_status")
     runtime = prov.get("runtime_status")
     publishable = prov.get("publishable")
-    lineage = layers.get("lineage") if isinstance(layers, dict) else None
-    lineage = lineage.get("promotion_status") if isinstance(lineage, dict) else None
-    if not (lineage in lifecycle.STATES and review in lifecycle.STATES and lineage != review):
-        quiet.add(mc103.id)
+    layers, lineage = _layers_lineage(payload)
     kind = prov.get("source_kind")
-    if not (isinstance(kind, str) and kind not in KNOWN_SOURCE_KINDS):
-        quiet.add(mc105.id)
-    if prov.get("active_code_policy") != "static_preserve_no_execute" or (
-            prov.get("static_analysis_only") is True and not _executed(layers)):
-        quiet.add(mc300.id)
-    if review != "candidate" or (not (isinstance(runtime, str) and runtime != "inactive")
-                                 and publishable is not True):
-        quiet.add(mc301.id)
-    if runtime != lifecycle.ACTIVE or not (isinstance(review, str)
-                                           and review not in lifecycle.APPROVED):
-        quiet.add(mc302.id)
-    if publishable is not True:
-        quiet.add(mc303.id)
-    if _replay_quiet(doc, prov):
-        quiet.add(mc304.id)
+    quiet = {
+        None if lineage in _STATES and review in _STATES and lineage != review else _MC103,
+        None if isinstance(kind, str) and kind not in KNOWN_SOURCE_KINDS else _MC105,
+        _MC300 if prov.get("active_code_policy") != _POLICY or (
+            prov.get("static_analysis_only") is True and not _executed(layers)) else None,
+        _MC301 if review != "candidate" or (
+            not (isinstance(runtime, str) and runtime != "inactive")
+            and publishable is not True) else None,
+        _MC302 if runtime != _ACTIVE or not (isinstance(review, str)
+                                             and review not in _APPROVED) else None,
+        None if publishable is True else _MC303,
+        _MC304 if _replay_quiet(prov, projection) else None,
+    }
+    quiet.discard(None)
+    return quiet  # type: ignore[return-value]  # (None dropped)
 
 
-def _replay_quiet(doc: dict[str, Any], prov: dict[str, Any]) -> bool:
+def _layers_lineage(payload: Any) -> tuple[Any, Any]:
+    """payload.idea_layers and its lineage.promotion_status (each None where not found)."""
+    layers = payload.get("idea_layers") if isinstance(payload, dict) else None
+    lineage = layers.get("lineage") if isinstance(layers, dict) else None
+    return layers, lineage.get("promotion_status") if isinstance(lineage, dict) else None
+
+
+def _replay_quiet(prov: dict[str, Any], projection: Any) -> bool:
     """MC304: replay_status and availability_verdict are not both strings, or agree."""
-    replay = doc.get("projection")
-    replay = replay.get("replay_status") if isinstance(replay, dict) else None
+    replay = projection.get("replay_status") if isinstance(projection, dict) else None
+    if not isinstance(replay, str):
+        return True
     avail = prov.get("availability_verdict")
-    return not isinstance(replay, str) or not isinstance(avail, str) \
-        or REPLAY_TO_AVAILABILITY.get(replay) in (None, avail)
+    return not isinstance(avail, str) or REPLAY_TO_AVAILABILITY.get(replay) in (None, avail)
 
 
 def _executed(layers: Any) -> bool:
@@ -120,16 +135,17 @@ def _executed(layers: Any) -> bool:
 
 
 def _digests_quiet(prov: Any, projection: Any) -> bool:
-    """MC200: every digest it reads (strings only) is well formed and no placeholder."""
+    """MC200: every digest it reads (strings only) is well formed and no placeholder (a
+    well-formed digest is 71 characters long: its last 64 are the zeros or not)."""
     refs = prov.get("source_refs") if isinstance(prov, dict) else None
     if isinstance(refs, list):
         for ref in refs:
             v = ref.get("sha256") if isinstance(ref, dict) else None
-            if isinstance(v, str) and (DIGEST_RE.fullmatch(v) is None or v[7:] == _ZERO_DIGEST):
+            if isinstance(v, str) and (_DIGEST(v) is None or v.endswith(_ZERO_DIGEST)):
                 return False
     v = projection.get("prompt_sha256") if isinstance(projection, dict) else None
-    return not isinstance(v, str) or (DIGEST_RE.fullmatch(v) is not None
-                                      and v[7:] != _ZERO_DIGEST)
+    return not isinstance(v, str) or (_DIGEST(v) is not None
+                                      and not v.endswith(_ZERO_DIGEST))
 
 
 def _quiet_capabilities(caps: dict[str, Any], quiet: set[str]) -> None:
@@ -147,11 +163,11 @@ def _quiet_capabilities(caps: dict[str, Any], quiet: set[str]) -> None:
                 return
     except TypeError:  # an unhashable item
         return
-    quiet.add(mc401.id)
+    quiet.add(_MC401)
     provides, _, conflicts = lists
     for lst in lists:
         if isinstance(lst, list) and len(set(lst)) != len(lst):
             return
     if not (isinstance(provides, list) and isinstance(conflicts, list)) \
             or set(provides).isdisjoint(conflicts):
-        quiet.add(mc400.id)
+        quiet.add(_MC400)
