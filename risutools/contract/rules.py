@@ -66,6 +66,13 @@ def _get(doc: Any, *path: str) -> Any:
     return cur
 
 
+def _get2(doc: Any, key: str, inner: str) -> Any:
+    """``_get(doc, key, inner)`` without its loop and its tuple of keys (the rules' usual
+    read: a field of one of the document's objects)."""
+    cur = doc.get(key) if isinstance(doc, dict) else None
+    return cur.get(inner) if isinstance(cur, dict) else None
+
+
 def _str(v: Any) -> str | None:
     return v if isinstance(v, str) else None
 
@@ -99,7 +106,7 @@ def mc101(doc: dict[str, Any], cfg: Settings) -> Iterator[Issue]:
     if cid is not None and not cid.startswith(ctype + "."):
         yield ("/component_id", f"component_id {_short(cid)} does not start with the "
                f"component_type {ctype!r} + '.'; make them agree")
-    ns = _str(_get(doc, "payload", "namespace"))
+    ns = _str(_get2(doc, "payload", "namespace"))
     if ns is not None and ns != f"risu.{ctype}":
         yield ("/payload/namespace", f"payload.namespace is {ns!r} but component_type is "
                f"{ctype!r}; set it to 'risu.{ctype}'")
@@ -132,7 +139,7 @@ def mc102(doc: dict[str, Any], cfg: Settings) -> Iterator[Issue]:
     if len(parts) < 4:
         return  # MC100 (pattern) reports the malformed id
     key = parts[2]
-    refs = _get(doc, "provenance", "source_refs")
+    refs = _get2(doc, "provenance", "source_refs")
     if isinstance(refs, list) and refs and isinstance(refs[0], dict):
         sid = _str(refs[0].get("source_id"))
         if sid is not None:
@@ -161,7 +168,7 @@ def _fix_mc103(doc: dict[str, Any]) -> Iterator[tuple[str, str]]:
     """A candidate's lineage.promotion_status becomes 'candidate' (review_status is never
     written: it is the human decision the lineage field follows)."""
     lineage = _get(doc, "payload", "idea_layers", "lineage", "promotion_status")
-    if _get(doc, "provenance", "review_status") == "candidate" and lineage in lifecycle.STATES \
+    if _get2(doc, "provenance", "review_status") == "candidate" and lineage in lifecycle.STATES \
             and lineage != "candidate":
         yield ("/payload/idea_layers/lineage/promotion_status", "candidate")
 
@@ -176,7 +183,7 @@ def mc103(doc: dict[str, Any], cfg: Settings) -> Iterator[Issue]:
     Fix: Set lineage.promotion_status to the review_status.
     """
     lineage = _get(doc, "payload", "idea_layers", "lineage", "promotion_status")
-    review = _get(doc, "provenance", "review_status")
+    review = _get2(doc, "provenance", "review_status")
     if lineage in lifecycle.STATES and review in lifecycle.STATES and lineage != review:
         yield ("/payload/idea_layers/lineage/promotion_status",
                f"lineage.promotion_status is {lineage!r} but review_status is {review!r}; "
@@ -192,7 +199,7 @@ def mc105(doc: dict[str, Any], cfg: Settings) -> Iterator[Issue]:
 
     Fix: Use a known source kind (or add the new one to the spec).
     """
-    kind = _get(doc, "provenance", "source_kind")
+    kind = _get2(doc, "provenance", "source_kind")
     if isinstance(kind, str) and kind not in KNOWN_SOURCE_KINDS:
         yield ("/provenance/source_kind",
                f"source_kind {_short(kind)} is not a known kind "
@@ -224,13 +231,13 @@ def digest_problem(value: str) -> str | None:
 
 
 def _digests(doc: dict[str, Any]) -> Iterator[tuple[str, str]]:
-    refs = _get(doc, "provenance", "source_refs")
+    refs = _get2(doc, "provenance", "source_refs")
     if isinstance(refs, list):
         for i, ref in enumerate(refs):
             v = ref.get("sha256") if isinstance(ref, dict) else None
             if isinstance(v, str):
                 yield (f"/provenance/source_refs/{i}/sha256", v)
-    v = _get(doc, "projection", "prompt_sha256")
+    v = _get2(doc, "projection", "prompt_sha256")
     if isinstance(v, str):
         yield ("/projection/prompt_sha256", v)
 
@@ -261,8 +268,8 @@ def prompt_digest(prompt: str) -> str | None:
 
 def _fix_mc201(doc: dict[str, Any]) -> Iterator[tuple[str, str]]:
     """prompt_sha256 becomes the digest of the prompt as it is."""
-    prompt = _get(doc, "projection", "prompt")
-    declared = _get(doc, "projection", "prompt_sha256")
+    prompt = _get2(doc, "projection", "prompt")
+    declared = _get2(doc, "projection", "prompt_sha256")
     if not isinstance(prompt, str) or not isinstance(declared, str) \
             or digest_problem(declared) is not None:
         return
@@ -281,8 +288,8 @@ def mc201(doc: dict[str, Any], cfg: Settings) -> Iterator[Issue]:
 
     Fix: Set prompt_sha256 to the digest the message gives (or restore the prompt).
     """
-    prompt = _get(doc, "projection", "prompt")
-    declared = _get(doc, "projection", "prompt_sha256")
+    prompt = _get2(doc, "projection", "prompt")
+    declared = _get2(doc, "projection", "prompt_sha256")
     if not isinstance(prompt, str) or not isinstance(declared, str):
         return
     if digest_problem(declared) is not None:
@@ -307,9 +314,9 @@ def mc300(doc: dict[str, Any], cfg: Settings) -> Iterator[Issue]:
 
     Fix: Set static_analysis_only true and code_executed false (or change the policy).
     """
-    if _get(doc, "provenance", "active_code_policy") != "static_preserve_no_execute":
+    if _get2(doc, "provenance", "active_code_policy") != "static_preserve_no_execute":
         return
-    if _get(doc, "provenance", "static_analysis_only") is not True:
+    if _get2(doc, "provenance", "static_analysis_only") is not True:
         yield ("/provenance/static_analysis_only",
                "active_code_policy static_preserve_no_execute needs static_analysis_only: true; "
                "set it (or change the policy)")
@@ -328,13 +335,13 @@ def mc301(doc: dict[str, Any], cfg: Settings) -> Iterator[Issue]:
 
     Fix: Set runtime_status inactive and publishable false until the component is reviewed.
     """
-    if _get(doc, "provenance", "review_status") != "candidate":
+    if _get2(doc, "provenance", "review_status") != "candidate":
         return
-    runtime = _get(doc, "provenance", "runtime_status")
+    runtime = _get2(doc, "provenance", "runtime_status")
     if isinstance(runtime, str) and runtime != "inactive":
         yield ("/provenance/runtime_status",
                f"a candidate must be inactive, not {runtime!r}; set runtime_status: inactive")
-    if _get(doc, "provenance", "publishable") is True:
+    if _get2(doc, "provenance", "publishable") is True:
         yield ("/provenance/publishable",
                "a candidate cannot be publishable; set publishable: false")
 
@@ -347,9 +354,9 @@ def mc302(doc: dict[str, Any], cfg: Settings) -> Iterator[Issue]:
 
     Fix: Set runtime_status inactive, or get the component approved first.
     """
-    if _get(doc, "provenance", "runtime_status") != lifecycle.ACTIVE:
+    if _get2(doc, "provenance", "runtime_status") != lifecycle.ACTIVE:
         return
-    review = _get(doc, "provenance", "review_status")
+    review = _get2(doc, "provenance", "review_status")
     if isinstance(review, str) and review not in lifecycle.APPROVED:
         yield ("/provenance/runtime_status",
                f"runtime_status active needs review_status approved or promoted, not "
@@ -375,20 +382,20 @@ def mc303(doc: dict[str, Any], cfg: Settings) -> Iterator[Issue]:
 
     Fix: Set publishable false until the component is promoted, replayed and available.
     """
-    if _get(doc, "provenance", "publishable") is not True:
+    if _get2(doc, "provenance", "publishable") is not True:
         return
-    review = _get(doc, "provenance", "review_status")
+    review = _get2(doc, "provenance", "review_status")
     if review != "promoted":
         yield ("/provenance/publishable",
                f"publishable needs review_status promoted, not {_short(review)}; set "
                "publishable: false until it is promoted")
     if any(c.startswith("context.") for c in _declared_caps(doc)):
-        replay = _get(doc, "projection", "replay_status")
+        replay = _get2(doc, "projection", "replay_status")
         if replay != "passed":
             yield ("/provenance/publishable",
                    f"publishable needs a passed replay for a context.* component, replay_status "
                    f"is {_short(replay)}; run `risutools replay` first")
-    avail = _get(doc, "provenance", "availability_verdict")
+    avail = _get2(doc, "provenance", "availability_verdict")
     if avail != "available":
         yield ("/provenance/publishable",
                f"publishable needs availability_verdict available, not {_short(avail)}; set "
@@ -405,8 +412,8 @@ def mc304(doc: dict[str, Any], cfg: Settings) -> Iterator[Issue]:
 
     Fix: Set availability_verdict from replay_status (the replay write-back does both).
     """
-    replay = _get(doc, "projection", "replay_status")
-    avail = _get(doc, "provenance", "availability_verdict")
+    replay = _get2(doc, "projection", "replay_status")
+    avail = _get2(doc, "provenance", "availability_verdict")
     if not isinstance(replay, str) or not isinstance(avail, str):
         return
     want = REPLAY_TO_AVAILABILITY.get(replay)
@@ -665,7 +672,7 @@ def mc600(doc: dict[str, Any], cfg: Settings) -> Iterator[Issue]:
 
     Fix: Write the missing fields in the curator notes (notes/<component_id>.yaml).
     """
-    layers = _get(doc, "payload", "idea_layers")
+    layers = _get2(doc, "payload", "idea_layers")
     missing: list[str] = []
     situation = _get(layers, "situation")
     if not isinstance(situation, dict):
@@ -677,7 +684,7 @@ def mc600(doc: dict[str, Any], cfg: Settings) -> Iterator[Issue]:
         missing.append("idea_layers.core")
     else:
         missing += [f"core.{k}" for k in CORE_FIELDS if _blank(core.get(k))]
-    inv = _get(doc, "payload", "invariants")
+    inv = _get2(doc, "payload", "invariants")
     if not isinstance(inv, list) or not any(isinstance(x, str) and x.strip() for x in inv):
         missing.append("payload.invariants")
     if missing:
@@ -702,7 +709,7 @@ def effective_severity(rule: str | Check, doc: Any, cfg: Settings) -> str:
     if rule == mc600.id:
         if cfg.promotion_gate:
             return "error"  # the promotion gate cannot be configured away
-        review = _get(doc, "provenance", "review_status")
+        review = _get2(doc, "provenance", "review_status")
         if review in lifecycle.NARRATIVE_REQUIRED:
             return "error" if cfg.severities.get(rule) != "off" else "off"
     return cfg.severities.get(rule, DOCUMENT_CHECKS[rule].severity)
