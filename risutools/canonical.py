@@ -122,13 +122,21 @@ def _walk_levels(level: list[Any], texts: list[str] | None) -> int | None:
     """:func:`plain_levels` of the list ``level`` (its own level counted), the strings met
     added to ``texts`` (when not None)."""
     for depth in range(1, _MAX_LEVELS + 1):
+        if texts is None:  # (the types alone: no list of them, which only texts reads)
+            types = set(map(type, level))
+            if not _PLAIN.issuperset(types):
+                return None
+            if dict not in types and list not in types:
+                return depth
+            level = gc.get_referents(*level)
+            continue
         kinds = [*map(type, level)]
         types = set(kinds)
         if not _PLAIN.issuperset(types):
             return None
-        if texts is not None and str in types:
+        if str in types:
             texts += compress(level, map(is_, kinds, repeat(str)))
-        if texts is not None and dict in types:  # (a key can hold code as a value can)
+        if dict in types:  # (a key can hold code as a value can)
             keys = [*chain.from_iterable(compress(level, map(is_, kinds, repeat(dict))))]
             texts += compress(keys, map(is_, map(type, keys), repeat(str)))
         elif dict not in types and list not in types:
