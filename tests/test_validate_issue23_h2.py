@@ -1,12 +1,43 @@
-"""Issue 23 (validate on 10,000 files named one by one): what the fast paths look for with
-``find`` (not ``in``, which raises and clears a TypeError within) gives the same answers."""
+"""Issue 23 (validate on 10,000 files named one by one): work the usual run does not need
+is not done, and what is done gives the same answers."""
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+from typing import Any
+
 import pytest
 
+from risutools.contract import validate
 from risutools.jsonlines import _key_once
 from risutools.values import _spells_a_colon
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+
+
+def test_files_named_alone_are_no_whole_catalog(tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """MC307 reads a whole catalog only where a folder was given: with files named one by
+    one, the catalogs of their folders are not looked for (each document's folder was
+    taken, then every root found dropped)."""
+    for name in ("bom.json", "context-cutter.yaml"):
+        shutil.copy(FIXTURES / "contract" / "good" / name, tmp_path / name)
+    files = [str(tmp_path / "bom.json"), str(tmp_path / "context-cutter.yaml")]
+    before = validate.validate_paths(files)
+    asked: list[Any] = []
+    real = validate.catalog_roots
+
+    def counted(folders: Any, documents: Any) -> Any:
+        asked.append(list(folders))
+        return real(folders, documents)
+
+    monkeypatch.setattr(validate, "catalog_roots", counted)
+    after = validate.validate_paths(files)
+    assert asked == []
+    assert [f.to_dict() for f in after.findings] == [f.to_dict() for f in before.findings]
+    validate.validate_paths([str(tmp_path)])  # (a folder given: its catalog is looked for)
+    assert asked == [[str(tmp_path)]]
 
 
 @pytest.mark.parametrize(("data", "spelled"), [

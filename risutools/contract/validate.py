@@ -318,8 +318,9 @@ def _whole_catalogs(paths: Sequence[str | os.PathLike[str]], folders: list[str],
     catalog, are a part of it), and MC306 with ``base_log`` (``folders``: those of
     ``paths`` that were folders when read)."""
     walked = [real_path(f) for f in folders]
-    whole = [r for r in catalog_roots(folders, result.documents) if folders and
-             any(r == w or w in r.parents for w in walked)]
+    # (no folder given, no whole catalog: each document's folder is then not looked at)
+    whole = [r for r in catalog_roots(folders, result.documents)
+             if any(r == w or w in r.parents for w in walked)] if folders else []
     for issue in mc307(whole, result.documents, cfg.exclude, logs):
         _add(result, mc307, issue, cfg, flt)
     if base_log is not None:
