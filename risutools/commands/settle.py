@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Iterable, Iterator
+from operator import attrgetter
 from pathlib import Path
 
 from risutools.canonical import doc_sha256
@@ -30,6 +31,8 @@ RACED = mc305.id
 #: how long before the run's start a document's change still counts (a file system keeps
 #: coarse times: a few milliseconds)
 SLACK_NS = 50_000_000
+#: a finding's rule
+_RULE = attrgetter("rule")
 
 
 def raced(outline: Result, since_ns: int, roots: Iterable[Path] | None = None) -> list[Path]:
@@ -37,8 +40,8 @@ def raced(outline: Result, since_ns: int, roots: Iterable[Path] | None = None) -
     holds the catalog's lock now, or a document MC305 names is not the one read (its
     canonical hash now, else its change time since ``since_ns``).  ``roots``: the catalog
     (a review's), else each finding's own."""
-    flagged = [d for d in outline.documents if d.file and any(f.rule == RACED
-                                                                for f in d.findings)]
+    flagged = [d for d in outline.documents  # (each document's rules compared in C)
+               if d.file and RACED in map(_RULE, d.findings)]
     if not flagged:
         return []
     places = set(roots) if roots is not None else \
