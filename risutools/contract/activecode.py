@@ -344,9 +344,10 @@ def _present(text: str) -> frozenset[str]:
     b = text.encode("utf-8", "surrogatepass")
     marks = b.translate(None, _NOT_MARKS)
     found = [_MARK_NAMES[c] for c in _MARK_BYTES.intersection(marks)]
-    found += [n for n, m in _MARKS_NEEDLES if m in marks and m in b]
+    # (find, not "in": "bytes in bytes" raises and clears a TypeError within each time)
+    found += [n for n, m in _MARKS_NEEDLES if marks.find(m) >= 0 and b.find(m) >= 0]
     found += [_WORD_NAMES[w] for w in _WORD_TOKENS.intersection(b.translate(_SPLIT).split())]
-    if b"v2" in b:
+    if b.find(b"v2") >= 0:
         found.append("v2")
     return frozenset(found)
 
