@@ -78,6 +78,8 @@ def in_number_order(place: str) -> tuple[str | tuple[int, str], ...]:
     digits (the order of the numbers when they have no leading zeros, with no number made
     however many digits it has); text and runs alternate from text, so two keys compare
     part by part, text with text and run with run."""
+    if not place:  # (a contract finding's evidence: what the split would give)
+        return (place,)
     parts = _DIGITS.split(place)
     if len(parts) == 1:
         return (place,)

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from risutools.contract import validate
+from risutools.findings import _DIGITS, in_number_order
 from risutools.jsonlines import _key_once
 from risutools.values import _spells_a_colon
 
@@ -54,3 +55,10 @@ def test_a_key_read_at_the_end_of_the_text() -> None:
     assert _key_once(b'{"a": ', b'"a"', 0) == (1, 6)
     assert _key_once(b'{"a" :\n 1}', b'"a"', 0) == (1, 8)
     assert _key_once(b'{"a": 1, "a": 2}', b'"a"', 0) is None
+
+
+def test_an_empty_place_sorts_as_the_split_gives_it() -> None:
+    """A contract finding's evidence is "": its sort key is made without the pattern, the
+    same key the split gives."""
+    assert in_number_order("") == ("",) == tuple(_DIGITS.split(""))
+    assert in_number_order("/a/10") == ("/a/", (2, "10"), "")

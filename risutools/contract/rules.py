@@ -674,12 +674,14 @@ def mc600(doc: dict[str, Any], cfg: Settings) -> Iterator[Issue]:
     """
     layers = _get2(doc, "payload", "idea_layers")
     missing: list[str] = []
-    situation = _get(layers, "situation")
+    if not isinstance(layers, dict):  # (both read as None)
+        layers = {}
+    situation = layers.get("situation")
     if not isinstance(situation, dict):
         missing.append("idea_layers.situation")
     else:
         missing += [f"situation.{k}" for k in SITUATION_FIELDS if _blank(situation.get(k))]
-    core = _get(layers, "core")
+    core = layers.get("core")
     if not isinstance(core, dict):
         missing.append("idea_layers.core")
     else:
