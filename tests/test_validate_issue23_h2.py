@@ -62,3 +62,17 @@ def test_an_empty_place_sorts_as_the_split_gives_it() -> None:
     same key the split gives."""
     assert in_number_order("") == ("",) == tuple(_DIGITS.split(""))
     assert in_number_order("/a/10") == ("/a/", (2, "10"), "")
+
+
+def test_counts_are_the_findings_counted() -> None:
+    """Result.counts (its severities mapped in C) counts what each finding says."""
+    result = validate.validate_paths([str(FIXTURES / "contract" / "bad"),
+                                      str(FIXTURES / "contract" / "good")])
+    found = result.findings
+    assert sum(f.severity == "error" for f in found) > 0
+    assert result.counts() == {
+        "errors": sum(f.severity == "error" for f in found),
+        "warnings": sum(f.severity == "warning" for f in found),
+        "documents": len(result.documents), "files": len(result.files),
+        "documents_with_errors": sum(any(f.severity == "error" for f in d.findings)
+                                     for d in result.documents)}

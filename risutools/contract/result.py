@@ -19,6 +19,8 @@ from risutools.findings import Finding, sorted_findings
 
 #: a document's findings (:attr:`DocumentInfo.findings`)
 _FINDINGS = attrgetter("findings")
+#: a finding's severity
+_SEVERITY = attrgetter("severity")
 
 
 @dataclass(slots=True)
@@ -140,14 +142,14 @@ class Result:
         return list(self._sorted[1])
 
     def counts(self) -> dict[str, int]:
-        f = self.findings
+        severities = [*map(_SEVERITY, self.findings)]  # (the loops below run in C)
         return {
-            "errors": sum(1 for x in f if x.severity == "error"),
-            "warnings": sum(1 for x in f if x.severity == "warning"),
+            "errors": severities.count("error"),
+            "warnings": severities.count("warning"),
             "documents": len(self.documents),
             "files": len(self.files),
             "documents_with_errors": sum(
-                1 for d in self.documents if any(x.severity == "error" for x in d.findings)),
+                "error" in map(_SEVERITY, d.findings) for d in self.documents),
         }
 
     def fails(self, finding: Finding) -> bool:
