@@ -15,7 +15,7 @@ was dropped).  It imports nothing from the cutter.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from risutools.replay.invariants import (
     APPLIES,
@@ -76,6 +76,13 @@ class InvariantChecker:
     def first_failure_at(self, request: int) -> bool:
         """Whether some invariant failed for the first time at ``request``."""
         return request in self._tally.firsts
+
+    def first_failures(self, requests: Sequence[int]) -> list[bool]:
+        """:meth:`first_failure_at` of each of ``requests`` (one C call a batch when the
+        method is this class's own)."""
+        if type(self).first_failure_at is not InvariantChecker.first_failure_at:
+            return list(map(self.first_failure_at, requests))
+        return list(map(self._tally.firsts.__contains__, requests))
 
     def failed(self) -> list[str]:
         """The invariants that failed (R9, a warning, is in :meth:`warned`)."""

@@ -16,7 +16,7 @@ units are asked one by one only when it cannot tell.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any, Protocol
 
 from risutools.replay.fixture import Metrics
@@ -75,6 +75,13 @@ class MonitorChecker:
     def first_failure_at(self, request: int) -> bool:
         """Whether some invariant failed for the first time at ``request``."""
         return request in self._tally.firsts
+
+    def first_failures(self, requests: Sequence[int]) -> list[bool]:
+        """:meth:`first_failure_at` of each of ``requests`` (one C call a batch when the
+        method is this class's own)."""
+        if type(self).first_failure_at is not MonitorChecker.first_failure_at:
+            return list(map(self.first_failure_at, requests))
+        return list(map(self._tally.firsts.__contains__, requests))
 
     def failed(self) -> list[str]:
         return [k for k, v in self.verdicts.items() if v.failures]
