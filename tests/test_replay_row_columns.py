@@ -170,3 +170,41 @@ def _one_by_one(self: ReplayRun, rows: list[dict[str, Any]], firsts: list[bool],
     """Each row added alone (its spool reads it from the row, not from ``values``)."""
     for row, first in zip(rows, firsts, strict=True):
         self.add(row, first)
+
+
+@pytest.mark.parametrize("watched", [False, True])
+def test_the_events_found_once_a_batch_count_what_each_row_counts(watched: bool) -> None:
+    """The rows of each event are found once a batch (``RowColumns.marks``) for the chart's
+    sweep and the tally, whichever reads them first (the tally alone, or after the views):
+    the counts of truthy values of any type (an unreachable budget of ``"x"``, ``[0]``, an
+    orphan count of 3) and of the module off where ``enabled`` is ``0`` are those the rows
+    add one by one; the ``"cut"`` events are truthy budget cuts, the tally's cuts ``> 0``."""
+    rng = random.Random(7)
+    n = 600
+    rows = [_row(rng, i + 1) for i in range(n)]
+    for i, row in enumerate(rows):
+        row["budget_unreachable"] = [False, True, "x", "", [0], [], 1, 0][i % 8]
+        row["orphaned_tool_results"] = [0, 3, 0, 1][i % 4]
+        row["enabled"] = [True, 0, 1, False, True][i % 5]
+    one = RowTally(True, [])
+    for row in rows:
+        one.add(row)
+    many = RowTally(True, [])
+    views = RowViews(n, True)
+    for at in range(0, n, 128):
+        batch = rows[at:at + 128]
+        cols = columns_of(batch)
+        assert cols is not None
+        if watched:
+            views.add_columns(batch, [False] * len(batch), cols)
+        many.add_columns(cols, batch)
+        kinds = cols.kinds()
+        assert kinds["unreachable"] == [i for i, r in enumerate(batch)
+                                        if r["budget_unreachable"]]
+        assert kinds["off"] == [i for i, r in enumerate(batch) if not r["enabled"]]
+        assert list(kinds) == ["cut", "unreachable", "anchor-lost", "off", "orphan",
+                               "alert-critical", "alert-warning"]
+        assert cols.marks["alert"] == [i for i, r in enumerate(batch) if r["monitor"]["alert"]]
+    assert many.counts() == one.counts() and many.alerts == one.alerts
+    assert one.counts()["budget_unreachable"] == n // 2
+    assert one.counts()["disabled_requests"] == 2 * n // 5

@@ -21,6 +21,7 @@ no event to any of them, so the events are counted over the whole batch.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cached_property
 from itertools import compress, repeat
 from operator import add, eq, floordiv, gt, indexOf, is_not, itemgetter, not_, sub, truth
 from typing import Any
@@ -56,17 +57,28 @@ class RowColumns:
         """The indices of the rows whose flag is true."""
         return list(compress(range(self.n), flags))
 
-    def kinds(self) -> dict[str, list[int]]:
-        """The rows of each kind of event, as :func:`~risutools.replay.render_html._kinds`
-        names them."""
-        alerts = self.where(map(truth, self.alert))
-        level = self.level
+    @cached_property
+    def marks(self) -> dict[str, list[int]]:
+        """The rows of each kind of event (:meth:`kinds`' names), the alerts of both levels
+        together (``"alert"``, last): found once a batch, for the chart's sweep
+        (:meth:`kinds`) and the summary's tally
+        (:meth:`~risutools.replay.run.RowTally.add_columns`), which only read them."""
         return {
             "cut": self.where(map(truth, self.budget_dropped)),
             "unreachable": self.where(map(truth, self.unreachable)),
             "anchor-lost": self.where(self.lost),
             "off": self.where(map(not_, self.enabled)),
             "orphan": self.where(map(truth, self.orphaned)),
+            "alert": self.where(map(truth, self.alert)),
+        }
+
+    def kinds(self) -> dict[str, list[int]]:
+        """The rows of each kind of event, as :func:`~risutools.replay.render_html._kinds`
+        names them."""
+        *events, (_, alerts) = self.marks.items()
+        level = self.level
+        return {
+            **dict(events),
             "alert-critical": [i for i in alerts if level[i] == "CRITICAL"],
             "alert-warning": [i for i in alerts if level[i] != "CRITICAL"],
         }

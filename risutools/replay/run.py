@@ -14,7 +14,7 @@ import itertools
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from operator import not_, or_, truth
+from operator import or_
 from typing import Any, overload
 
 from risutools import __version__
@@ -523,18 +523,19 @@ class RowTally:
             top = max(cols.dropped)
             if self.max_dropped is None or top > self.max_dropped:
                 self.max_dropped = top
-        alerted = cols.where(map(truth, cols.alert))
+        marks = cols.marks  # (the rows of each event, found once: the sweep reads them too)
+        alerted = marks["alert"]
         if alerted and isinstance(rows, CutterRows):  # (their rows not made for this)
             self._event_alerts([cols.request[i] for i in alerted], rows.events(alerted))
         else:
             for i in alerted:
                 self.add_alert(rows[i])
         if self.cutter:
-            self.cuts += cuts(cols)
-            self.losses += sum(cols.lost)
-            self.unreachable += sum(map(bool, cols.unreachable))
-            self.disabled += sum(map(not_, cols.enabled))
-            self.orphaned += sum(map(bool, cols.orphaned))
+            self.cuts += cuts(cols)  # (``> 0``, as :meth:`add`: not the sweep's ``"cut"``)
+            self.losses += len(marks["anchor-lost"])
+            self.unreachable += len(marks["unreachable"])
+            self.disabled += len(marks["off"])
+            self.orphaned += len(marks["orphan"])
 
     def counts(self) -> dict[str, Any]:
         """The summary's counts (as ``max(..., default=0)`` and ``sum`` over the rows)."""
