@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import cached_property
 from itertools import compress, repeat
-from operator import add, eq, floordiv, gt, indexOf, is_not, itemgetter, not_, sub, truth
+from operator import add, eq, floordiv, gt, indexOf, is_not, itemgetter, not_, sub
 from typing import Any
 
 from risutools.replay.render_html import ChartSweep
@@ -63,13 +63,14 @@ class RowColumns:
         together (``"alert"``, last): found once a batch, for the chart's sweep
         (:meth:`kinds`) and the summary's tally
         (:meth:`~risutools.replay.run.RowTally.add_columns`), which only read them."""
+        # (``compress`` asks each flag's truth itself: a column is its own flags)
         return {
-            "cut": self.where(map(truth, self.budget_dropped)),
-            "unreachable": self.where(map(truth, self.unreachable)),
+            "cut": self.where(self.budget_dropped),
+            "unreachable": self.where(self.unreachable),
             "anchor-lost": self.where(self.lost),
             "off": self.where(map(not_, self.enabled)),
-            "orphan": self.where(map(truth, self.orphaned)),
-            "alert": self.where(map(truth, self.alert)),
+            "orphan": self.where(self.orphaned),
+            "alert": self.where(self.alert),
         }
 
     def kinds(self) -> dict[str, list[int]]:
