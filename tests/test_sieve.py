@@ -494,11 +494,13 @@ _ESCAPED = ["esc-active.json", "esc-idle.json", "esc-other.json", "y.yaml"]
 
 
 @pytest.mark.parametrize(("named", "to", "also", "expected"), [
-    ("path", "pending_human_review", (), ["me.json"]),  # (no gate reads another document)
+    # named by its path: the file, then (gate G2: no other document holds its id) what may
+    # hold the id, as when it is named by id
+    ("path", "pending_human_review", (), ["me.json", "me.json", *_ESCAPED]),
     ("id", "pending_human_review", (), ["me.json", *_ESCAPED]),
     # live, sharing a capability: two of the four NDJSON lines
-    ("path", "approved", (), ["me.json", "live.json", "active.json", "esc-live.json",
-                              *_ESCAPED, "line", "line"]),
+    ("path", "approved", (), ["me.json", "me.json", *_ESCAPED, "live.json", "active.json",
+                              "esc-live.json", *_ESCAPED, "line", "line"]),
     # named by id, read with it: every live one (other.json shares none)
     ("id", "approved", LIVE_WORDS, ["me.json", "live.json", "active.json", "other.json",
                                     "esc-live.json", *_ESCAPED, *["line"] * 4]),

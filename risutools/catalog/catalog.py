@@ -403,6 +403,10 @@ class Catalog:
     #: (strings, entries): what :meth:`by_id` read besides, at least the documents that may
     #: hold one of those strings, in the catalog's order (None: nothing)
     aside: tuple[tuple[str, ...], list[Entry]] | None = None
+    #: (the entries it was made from, component_id -> their entries of that id)
+    _by_cid: tuple[list[Entry], dict[str, list[Entry]]] | None = None
+    #: (component_id, its entries) as :meth:`by_id` last read them from the files
+    _found: tuple[str, list[Entry]] | None = None
 
     # ------------------------------------------------------------------ opening
 
@@ -548,7 +552,30 @@ class Catalog:
                                  or more.may_hold(data, fmt))
         if also:
             self.aside = (also, got)
-        return [e for e in got if e.component_id == component_id]
+        mine = [e for e in got if e.component_id == component_id]
+        self._found = (component_id, mine)
+        return mine
+
+    def others_of(self, entry: Entry) -> list[str]:
+        """Where the catalog's other documents of ``entry``'s component_id are (a copy, another
+        version): transitions.ndjson names a component by its id alone, so a line written
+        for one of them moves the others too.  ``entry`` may be one named by its path."""
+        if self._entries is not None:
+            if self._by_cid is None or self._by_cid[0] is not self._entries:
+                index: dict[str, list[Entry]] = {}
+                for x in self._entries:
+                    index.setdefault(x.component_id, []).append(x)
+                self._by_cid = (self._entries, index)
+            found = self._by_cid[1].get(entry.component_id, [])
+        elif self._found is not None and self._found[0] == entry.component_id:
+            found = self._found[1]  # (what resolving it by its id read)
+        else:
+            found = self.by_id(entry.component_id)
+        if len(found) == 1 and found[0] is entry:
+            return []
+        me = (os.path.realpath(entry.path), entry.line)
+        return [x.where() for x in found
+                if x is not entry and (os.path.realpath(x.path), x.line) != me]
 
     def resolve(self, component: str, also: tuple[str, ...] = ()) -> Entry:
         """A document by path (JSON/YAML file, or an NDJSON file holding one document) or by

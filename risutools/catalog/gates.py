@@ -157,7 +157,9 @@ def history(ctx: GateContext) -> tuple[str, str]:
     lines moving it on.  A rejection needs only the status chain: it records a document that
     changed after its last line as it is.  A log that cannot be read, or a line of it that
     cannot be read and may name the component (its id in it, or a `\\u` escape that may
-    spell it), fails it: never an empty history.
+    spell it), fails it: never an empty history.  Another document of the catalog holding
+    its component_id (a copy, another version) fails it: a line names the id alone, and
+    would move that one too.
 
     Why: A status edited by hand would promote a component nobody approved.
 
@@ -167,6 +169,12 @@ def history(ctx: GateContext) -> tuple[str, str]:
     log = ctx.log
     if (why := log.unreadable_for(e.component_id)) is not None:  # (never an empty history)
         return FAIL, why
+    if others := ctx.cat.others_of(e):  # (a line names the id: it would move them too)
+        more = f" (+{len(others) - 1} more)" if len(others) > 1 else ""
+        return FAIL, (f"{others[0]}{more} holds this component_id too: "
+                      "transitions.ndjson names a component by its id, so a line written "
+                      "for this document would move that one; give each its own id, or "
+                      "remove the copy")
     if ctx.skip_log_line is not None:
         log = _without_line(log, e.component_id, ctx.skip_log_line)
     if e.review_status == lifecycle.START:
