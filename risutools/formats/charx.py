@@ -154,6 +154,7 @@ def _end_at(fp: BinaryIO, size: int, tail: bytes, base: int, at: int) -> _End | 
         return None  # the comment would run past the end of the file
     pos = base + at  # absolute position of the record
     dir_end = pos
+    where = f"offset {pos} (end of central directory)"
     rec = pos - _LOC64_LEN - _EOCD64_LEN
     if rec >= 0:  # a ZIP64 end record with its locator, just in front (as zipfile looks)
         fp.seek(rec)
@@ -163,15 +164,16 @@ def _end_at(fp: BinaryIO, size: int, tail: bytes, base: int, at: int) -> _End | 
                 "<4sQ2H2L4Q", blob, 0
             )
             dir_end = rec
+            where = f"offset {rec} (ZIP64 end of central directory)"
     elif 0xFFFF in (disk, cd_disk, n_disk, entries) or 0xFFFFFFFF in (cd_size, cd_off):
         return None  # says ZIP64 but has no room for its records
     if disk != 0 or cd_disk != 0 or n_disk != entries:
         return None  # multi-disk archives: not a card
     if entries > MAX_MEMBERS:  # bounded before anything else is read
-        raise _bad(f"declares {entries} members; the bound is {MAX_MEMBERS}", "")
+        raise _bad(f"declares {entries} members; the bound is {MAX_MEMBERS}", where)
     if cd_size > MAX_CD_BYTES:
         raise _bad(
-            f"central directory of {cd_size} bytes exceeds the {MAX_CD_BYTES} byte bound", ""
+            f"central directory of {cd_size} bytes exceeds the {MAX_CD_BYTES} byte bound", where
         )
     cd_start = dir_end - cd_size
     concat = cd_start - cd_off
