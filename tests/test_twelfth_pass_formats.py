@@ -13,11 +13,13 @@ import struct
 import zipfile
 from pathlib import Path
 
+import msgpack
 import pytest
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from harness import run_cli
 
 from risutools.errors import FormatError
-from risutools.formats import charx, read_path
+from risutools.formats import charx, read_path, risup, rpack
 
 CARD = json.dumps(
     {"spec": "chara_card_v3", "spec_version": "3.0", "data": {"name": "Mina"}}
@@ -82,3 +84,60 @@ def test_a_directory_past_its_bound_names_its_end_record(tmp_path: Path,
         assert done.returncode == 2 and done.stdout == ""
         assert done.stderr.count("\n") == 1
         assert f"offset {end} (end of central directory): zip-invalid" in done.stderr
+
+
+def _sealed_preset(inner: bytes) -> bytes:
+    """A .risup whose decrypted preset is the msgpack bytes ``inner``, as they are."""
+    sealed = AESGCM(risup.KEY).encrypt(risup.IV, inner, None)
+    envelope = msgpack.packb({"presetVersion": 2, "type": "preset", "preset": sealed},
+                             use_bin_type=True)
+    return rpack.encode(risup.gzip_member(envelope))
+
+
+_NAME = b"\x82\xa4name\xa1x\xa4list"  # {"name": "x", "list": <the value after it>}
+
+
+@pytest.mark.parametrize("inner, code, said", [
+    # a 32-bit array count no byte left could fill: the array's type byte is at 13
+    (_NAME + b"\xdd\xff\xff\xff\xff", "risup-not-msgpack",
+     "declares a container of 4294967295 values at byte 13 with 0 bytes left"),
+    (_NAME + b"\x9f\x01", "risup-not-msgpack", "declares a container of 15 values at byte 13"),
+    # 201 containers deep: the map, then the 200th array (at 13 + 199) opens the 201st level
+    (_NAME + b"\x91" * 250 + b"\x01", "json-too-deep",
+     "nests deeper than 200 levels (at byte 212)"),
+    (_NAME + b"\xdc\x00\x03" + b"\x91" * 3 + b"\xdc\x00\x02" + b"\x91" * 197 + b"\x01\x01\x01",
+     "json-too-deep", "levels (at byte 216)"),
+    # more values than the bound: the first one past it named
+    (_NAME + b"\xdd" + (1_000_000).to_bytes(4, "big") + bytes(1_000_000), "too-large",
+     "more than 1000000 msgpack values (the next at byte 1000013)"),
+    # a map as a map's key (msgpack's TypeError): the key's byte
+    (b"\x82\xa4name\xa1x\x81\x90\x01\x01", "risup-not-msgpack",
+     "a map whose key is a map or an array (at byte 8;"),
+    (b"\x81\xa4list\x92\x01\xde\x00\x01\x81\x01\x02\x03", "risup-not-msgpack",
+     "(at byte 11;"),
+])
+def test_a_preset_msgpack_refusal_names_its_byte(tmp_path: Path, inner: bytes, code: str,
+                                                 said: str) -> None:
+    """The decrypted preset's shape walk named no byte for these refusals (a container that
+    cannot fit, a nesting too deep, too many values, a container as a map key) where every
+    other msgpack refusal names one ("extra bytes at 131", "byte 0xc1 at 7")."""
+    p = tmp_path / "p.risup"
+    p.write_bytes(_sealed_preset(inner))
+    with pytest.raises(FormatError) as ei:
+        read_path(p)
+    assert ei.value.code == code and ei.value.where == "preset"
+    assert said in ei.value.why
+    done = run_cli("inspect", p)
+    assert done.returncode == 2 and done.stdout == "" and done.stderr.count("\n") == 1
+    assert f": preset: {code}: " in done.stderr and said in done.stderr
+
+
+def test_the_envelope_walk_names_its_byte_too(tmp_path: Path) -> None:
+    """The same walk reads the envelope (before decryption): its refusals name a byte too."""
+    env = b"\x83\xadpresetVersion\x02\xa4type\xa6preset\xa6preset" + b"\x91" * 300 + b"\x01"
+    p = tmp_path / "e.risup"
+    p.write_bytes(rpack.encode(risup.gzip_member(env)))
+    with pytest.raises(FormatError) as ei:
+        read_path(p)
+    assert ei.value.code == "json-too-deep" and ei.value.where == "envelope"
+    assert ei.value.why.endswith(f"levels (at byte {len(env) - 301 + 199})")

@@ -141,6 +141,13 @@ def _extension(data: bytes, at: int, what: str) -> None:
                       f"{at}: RisuAI's reader (msgpackr) {reads}; refused")
 
 
+def _head(b: int, p: int, k: int) -> int:
+    """Where the container whose type byte ``b`` was read lies, ``p`` its values' start
+    (a fixmap/fixarray: one byte before; a map/array 16/32: its type byte and ``k``-byte
+    count before)."""
+    return p - 1 if b <= 0x9F else p - 1 - k
+
+
 def msgpack_shape(data: bytes, what: str, max_items: int = MAX_MSGPACK_ITEMS) -> None:
     """Walk one msgpack value without building it: bounded count, depth and lengths.
 
@@ -148,8 +155,7 @@ def msgpack_shape(data: bytes, what: str, max_items: int = MAX_MSGPACK_ITEMS) ->
     against the bytes left (no container asks for more slots than the data could fill).
     Raises ``too-large``, ``json-too-deep``, ``risup-not-msgpack``, ``risup-extension``."""
     n = len(data)
-    p = 0
-    items = 0
+    p = items = k = 0  # k: the last length field's width (_head reads it for a typed one)
     stack: list[int] = []  # values still expected by each open container
     expected = 1
     fix_count, typed_of = _FIX_COUNT, _TYPED.get  # locals: not looked up per value
@@ -158,7 +164,8 @@ def msgpack_shape(data: bytes, what: str, max_items: int = MAX_MSGPACK_ITEMS) ->
             raise _not_msgpack(what, f"is truncated (at byte {p})")
         items += 1
         if items > max_items:
-            raise FormatError(Code.TOO_LARGE, f"{what} holds more than {max_items} msgpack values")
+            raise FormatError(Code.TOO_LARGE, f"{what} holds more than {max_items} msgpack "
+                                              f"values (the next at byte {p})")
         b = data[p]
         p += 1
         expected -= 1
@@ -189,12 +196,12 @@ def msgpack_shape(data: bytes, what: str, max_items: int = MAX_MSGPACK_ITEMS) ->
             raise _not_msgpack(what, f"is truncated (a length at {p})")
         if count > 0:
             if count > n - p:
-                raise _not_msgpack(what, f"declares a container of {count} values with "
-                                         f"{n - p} bytes left")
+                raise _not_msgpack(what, f"declares a container of {count} values at byte "
+                                         f"{_head(b, p, k)} with {n - p} bytes left")
             stack.append(expected)
             if len(stack) > MAX_DEPTH:
-                raise FormatError(Code.JSON_TOO_DEEP,
-                                  f"{what} nests deeper than {MAX_DEPTH} levels")
+                raise FormatError(Code.JSON_TOO_DEEP, f"{what} nests deeper than {MAX_DEPTH} "
+                                                      f"levels (at byte {_head(b, p, k)})")
             expected = count
         while not expected and stack:
             expected = stack.pop()
@@ -223,9 +230,45 @@ def _unpack(data: bytes, what: str) -> Any:
         )
     except TypeError:  # (the one TypeError: a map or an array as a map's key)
         raise FormatError(Code.RISUP_NOT_MSGPACK, f"{what} has a map whose key is a map or an "
-                          "array (a key is text, a number, a boolean or nil)") from None
+                          f"array (at byte {_container_key_at(data)}; a key is text, a "
+                          "number, a boolean or nil)") from None
     except Exception as exc:  # msgpack raises many types (ExtraData, FormatError, ValueError)
         raise FormatError(Code.RISUP_NOT_MSGPACK, f"{what} is not valid msgpack: {exc}") from None
+
+
+def _is_container(b: int) -> bool:
+    return 0x80 <= b <= 0x9F or 0xDC <= b <= 0xDF
+
+
+def _container_key_at(data: bytes) -> int:
+    """The byte of the first map key that is a map or an array (-1: none), found by
+    walking the value :func:`msgpack_shape` already bounded (an error path only)."""
+    import msgpack
+
+    un = msgpack.Unpacker(raw=False, strict_map_key=False, max_buffer_size=len(data) or 1)
+    un.feed(data)
+    todo = [1]  # values left in each open container; a map's count doubled, keys first
+    keys = [False]  # whether each open container is a map
+    while todo:
+        if not todo[-1]:
+            todo.pop()
+            keys.pop()
+            continue
+        at: int = un.tell()
+        b = data[at]
+        is_key = keys[-1] and todo[-1] % 2 == 0
+        todo[-1] -= 1
+        if is_key and _is_container(b):
+            return at
+        if 0x80 <= b <= 0x8F or b in (0xDE, 0xDF):
+            todo.append(2 * un.read_map_header())
+            keys.append(True)
+        elif _is_container(b):
+            todo.append(un.read_array_header())
+            keys.append(False)
+        else:
+            un.skip()
+    return -1
 
 
 class _Undefined:
