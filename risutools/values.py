@@ -183,6 +183,9 @@ def fast_json(data: bytes) -> tuple[Any, bytes] | None:
     return None if canon is None else (value, canon)
 
 
+#: a byte order mark: where a text begins with one, the exact path names it (``json``
+#: says "Expecting value")
+_MARK = "\ufeff"
 #: what :func:`_parsed` gives for a text the fast path does not take (None is a JSON value)
 _REFUSED: Any = object()
 
@@ -360,6 +363,9 @@ def parse_json_exact(text: str, *, line: int | None) -> tuple[Any, Problem | Non
     except json.JSONDecodeError as exc:
         ln = first + exc.lineno - 1
         where = f"column {exc.colno}" if line is not None else f"line {ln} column {exc.colno}"
+        if exc.pos == 0 and text.startswith(_MARK):  # (what "Expecting value" meant here)
+            return None, Problem(f"not valid JSON: a byte order mark (U+FEFF) at {where} "
+                                 "(an editor's re-encoding); remove it", ln)
         return None, Problem(f"not valid JSON: {exc.msg.removesuffix(' at')} at {where}; fix "
                              "the syntax there", ln)
     except RecursionError:

@@ -9,6 +9,8 @@ defect and fails before its fix.
   touched.  Gate G2 (history) now fails while another document of the catalog holds the
   id, naming it, for a promotion, an activation and a publication alike, whether the
   command named the file or the review's board planned the step.
+- A log that starts with a byte order mark was reported as "not valid JSON: Expecting value
+  at column 1": the exact JSON path now names the mark (the line is still refused).
 """
 
 from __future__ import annotations
@@ -67,3 +69,35 @@ def test_one_document_of_an_id_is_promoted_as_before(
     done = run_cli("promote", path, "--catalog", cat, "--to", "pending_human_review")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "pass  history" in done.stdout
+
+
+def test_a_log_that_starts_with_a_byte_order_mark_is_named_as_such(
+        tmp_path_factory: pytest.TempPathFactory, tmp_path: Path) -> None:
+    """A ``transitions.ndjson`` an editor saved with a byte order mark was reported as "not
+    valid JSON: Expecting value at column 1" (a document with one is read): the line is
+    still refused (the log is append-only, its bytes hashed), and the message names the mark
+    and what to do; any other broken line is worded as before."""
+    cat = fresh_catalog(tmp_path_factory, tmp_path)
+    log = cat / "transitions.ndjson"
+    raw = b'{"component_id": "module.risu.1.x", "to_status": "candidate"}\n'
+    log.write_bytes(b"\xef\xbb\xbf" + raw)
+    out = run_cli("validate", cat, "-f", "concise")
+    line = [x for x in out.stdout.splitlines() if "transitions.ndjson:1:" in x]
+    assert len(line) == 1 and "byte order mark (U+FEFF)" in line[0] and "remove it" in line[0]
+    assert "Expecting value" not in line[0]
+    log.write_bytes(b"x" + raw)  # (not a mark: json's own words)
+    out = run_cli("validate", cat, "-f", "concise")
+    assert "Expecting value at column 1" in out.stdout and "byte order mark" not in out.stdout
+
+
+def test_an_ndjson_line_with_a_mark_inside_a_file_is_named_too() -> None:
+    """The exact JSON path names a mark wherever a text it parses begins with one (an
+    NDJSON line past the first, a whole text)."""
+    from risutools.values import parse_json_exact
+
+    _doc, problem = parse_json_exact('\ufeff{"a": 1}', line=7)
+    assert problem is not None and "byte order mark" in problem.message and problem.line == 7
+    _doc, problem = parse_json_exact('\ufeff{"a": 1}', line=None)
+    assert problem is not None and "at line 1 column 1" in problem.message
+    _doc, problem = parse_json_exact('{"a": \ufeff1}', line=None)  # (not at the start)
+    assert problem is not None and "byte order mark" not in problem.message
