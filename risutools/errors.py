@@ -79,7 +79,8 @@ class Code:
     LENGTH_BEYOND_EOF = _code("length-beyond-eof",
         "a declared length (main block, asset frame) is larger than what is left")
     NOT_UTF8 = _code("not-utf8",
-        "main block / JSON text is not UTF-8 (offset of the bad byte given)")
+        "main block / JSON text is not UTF-8 (the bad byte and its offset in the file or "
+        "the member, a leading byte order mark counted)")
     NOT_JSON = _code("not-json", "not valid JSON (line/column given); NaN/Infinity are refused")
     JSON_TOO_DEEP = _code("json-too-deep", "nesting deeper than the reader's bound")
     NOT_AN_OBJECT = _code("not-an-object", "the JSON top level is not an object")

@@ -46,7 +46,7 @@ def _finite(token: str) -> float:
 def reference(raw: bytes, what: str = "JSON") -> tuple[str, Any]:
     """What loads_object answered before the fast path: ("ok", value) or (code, message)."""
     try:
-        text = jsonsafe.decode_utf8(raw, where="w")
+        text = jsonsafe.decode_utf8(raw, where="w", what=what)
     except FormatError as exc:
         return exc.code, exc.why
     at = max_depth_exceeded(text)

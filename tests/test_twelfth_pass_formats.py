@@ -141,3 +141,19 @@ def test_the_envelope_walk_names_its_byte_too(tmp_path: Path) -> None:
         read_path(p)
     assert ei.value.code == "json-too-deep" and ei.value.where == "envelope"
     assert ei.value.why.endswith(f"levels (at byte {len(env) - 301 + 199})")
+
+
+@pytest.mark.parametrize("bom", [b"", b"\xef\xbb\xbf"])
+def test_a_text_that_is_not_utf8_names_its_own_offset(tmp_path: Path, bom: bytes) -> None:
+    """``not-utf8`` named the bad byte's offset after a leading byte order mark was cut off
+    (3 too few in the file) and said "of the block" for a whole file too: the offset is the
+    file's (or the member's) own, the text named as the reader names it."""
+    body = b'{"type":"risuModule","name":"a\xffb"}'
+    f = tmp_path / "export.json"
+    f.write_bytes(bom + body)
+    with pytest.raises(FormatError) as caught:
+        read_path(f)
+    at = len(bom) + body.index(b"\xff")
+    assert f"JSON export is not UTF-8 (byte 0xff at byte {at})" in str(caught.value)
+    assert "of the block" not in str(caught.value)
+    assert (bom + body)[at] == 0xFF

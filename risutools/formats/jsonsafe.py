@@ -82,16 +82,16 @@ def _number_place(text: str) -> str:
     return f" at line {found[1]} ({found[0] or '/'})" if found is not None else ""
 
 
-def decode_utf8(raw: bytes, *, where: str) -> str:
-    """UTF-8 (a leading BOM is tolerated) or ``not-utf8`` with the byte offset."""
-    if raw.startswith(b"\xef\xbb\xbf"):
-        raw = raw[3:]
+def decode_utf8(raw: bytes, *, where: str, what: str = "text") -> str:
+    """UTF-8 (a leading BOM is tolerated) or ``not-utf8`` naming the first bad byte's offset
+    in ``raw`` as given (a BOM counted: the offset is the file's or the member's own)."""
+    skip = 3 if raw.startswith(b"\xef\xbb\xbf") else 0
     try:
-        return raw.decode("utf-8")
+        return raw[skip:].decode("utf-8") if skip else raw.decode("utf-8")
     except UnicodeDecodeError as exc:
+        at = exc.start + skip
         raise FormatError(
-            Code.NOT_UTF8,
-            f"text is not UTF-8 (byte 0x{raw[exc.start]:02x} at byte {exc.start} of the block)",
+            Code.NOT_UTF8, f"{what} is not UTF-8 (byte 0x{raw[at]:02x} at byte {at})",
             where=where,
         ) from None
 
@@ -157,7 +157,7 @@ def loads_object(raw: bytes, *, where: str, what: str = "JSON") -> dict[str, Any
             f"bound (estimated {cost >> 20} MiB, bound {MAX_PARSE_COST >> 20} MiB)",
             where=where,
         )
-    text = decode_utf8(raw, where=where)
+    text = decode_utf8(raw, where=where, what=what)
     if not _parser_bounds_depth():
         at = max_depth_exceeded(text)
         if at is not None:
