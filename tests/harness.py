@@ -19,6 +19,7 @@ import subprocess
 import sys
 import time
 import tracemalloc
+import zipfile
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -264,3 +265,12 @@ def traced_peak(run: Callable[[], object]) -> int:
         return tracemalloc.get_traced_memory()[1] - base
     finally:
         tracemalloc.stop()
+
+
+def zip_bytes(members: list[tuple[str, bytes]]) -> bytes:
+    """A ZIP archive (deflated) of ``members`` (name, bytes), in memory."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        for name, data in members:
+            zf.writestr(name, data)
+    return buf.getvalue()

@@ -13,7 +13,7 @@ from pathlib import Path
 import msgpack
 import pytest
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
-from harness import ROOT, SOURCES
+from harness import ROOT, SOURCES, zip_bytes
 
 from risutools.errors import FormatError
 from risutools.formats import detect, read_path, risup, rpack
@@ -24,12 +24,6 @@ from risutools.formats.risum import write_risum
 MODULES = ROOT / "fixtures" / "modules"
 
 
-def _zip(members: list[tuple[str, bytes]]) -> bytes:
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
-        for name, data in members:
-            zf.writestr(name, data)
-    return buf.getvalue()
 
 
 CARD = json.dumps(
@@ -63,7 +57,7 @@ def test_charx_jpeg_same_module_as_charx() -> None:
 
 def test_card_without_module_gives_empty_list(tmp_path: Path) -> None:
     p = tmp_path / "card.charx"
-    p.write_bytes(_zip([("card.json", CARD), ("assets/x.png", b"png")]))
+    p.write_bytes(zip_bytes([("card.json", CARD), ("assets/x.png", b"png")]))
     assert detect(p) == "charx"
     assert read_path(p) == []
 
@@ -71,7 +65,8 @@ def test_card_without_module_gives_empty_list(tmp_path: Path) -> None:
 def test_named_module_keeps_its_name(tmp_path: Path) -> None:
     p = tmp_path / "c.charx"
     p.write_bytes(
-        _zip([("card.json", CARD), ("module.risum", write_risum({"name": "Own", "id": "1"}, []))])
+        zip_bytes([("card.json", CARD),
+                   ("module.risum", write_risum({"name": "Own", "id": "1"}, []))])
     )
     (m,) = read_path(p)
     assert m.name == "Own" and m.anomalies == []
@@ -79,11 +74,11 @@ def test_named_module_keeps_its_name(tmp_path: Path) -> None:
 
 def test_card_json_errors(tmp_path: Path) -> None:
     p = tmp_path / "c.charx"
-    p.write_bytes(_zip([("card.json", b"[1]"), ("module.risum", b"")]))
+    p.write_bytes(zip_bytes([("card.json", b"[1]"), ("module.risum", b"")]))
     with pytest.raises(FormatError) as ei:
         read_path(p)
     assert ei.value.code == "not-an-object" and ei.value.where == "card.json"
-    p.write_bytes(_zip([("card.json", CARD), ("module.risum", b"\x6f\x00\x05")]))
+    p.write_bytes(zip_bytes([("card.json", CARD), ("module.risum", b"\x6f\x00\x05")]))
     with pytest.raises(FormatError) as ei:
         read_path(p)
     assert ei.value.code == "truncated" and ei.value.where.startswith("module.risum: ")
@@ -91,7 +86,7 @@ def test_card_json_errors(tmp_path: Path) -> None:
 
 def test_member_over_50_mib_is_refused_quickly(tmp_path: Path) -> None:
     p = tmp_path / "big.charx"
-    p.write_bytes(_zip([("card.json", CARD), ("module.risum", bytes(MAX_MEMBER_BYTES + 1))]))
+    p.write_bytes(zip_bytes([("card.json", CARD), ("module.risum", bytes(MAX_MEMBER_BYTES + 1))]))
     assert p.stat().st_size < 200_000
     with pytest.raises(FormatError) as ei:
         read_path(p)
@@ -100,7 +95,7 @@ def test_member_over_50_mib_is_refused_quickly(tmp_path: Path) -> None:
 
 def test_lying_central_directory_size_is_still_bounded(tmp_path: Path) -> None:
     # declare a small size in the directory while the data inflates to 3 MiB of zeros
-    data = bytearray(_zip([("card.json", CARD), ("module.risum", bytes(3 * 1024 * 1024))]))
+    data = bytearray(zip_bytes([("card.json", CARD), ("module.risum", bytes(3 * 1024 * 1024))]))
     # patch the central-directory uncompressed size of module.risum to 10 bytes
     cd = data.rfind(b"PK\x01\x02")
     assert data[cd + 46 : cd + 46 + 12] == b"module.risum"
@@ -113,7 +108,7 @@ def test_lying_central_directory_size_is_still_bounded(tmp_path: Path) -> None:
 
 
 def test_encrypted_zip_member(tmp_path: Path) -> None:
-    data = bytearray(_zip([("card.json", CARD)]))
+    data = bytearray(zip_bytes([("card.json", CARD)]))
     # set the "encrypted" flag bit in both headers
     lh = data.find(b"PK\x03\x04")
     data[lh + 6] |= 1
@@ -403,7 +398,7 @@ def test_detect_non_risu_files(tmp_path: Path) -> None:
     cases = {
         "empty": b"",
         "text.txt": b"once upon a time",
-        "plain.zip": _zip([("readme.txt", b"hi")]),
+        "plain.zip": zip_bytes([("readme.txt", b"hi")]),
         "photo.jpg": b"\xff\xd8\xff\xe0" + b"\x00" * 100,
         "other.json": b'{"hello": 1}',
         "array.json": b"[1]",
@@ -454,7 +449,7 @@ def _patch_cd_size(data: bytes, cd_size: int) -> bytes:
 def test_central_directory_bounds_checked_before_parsing(tmp_path: Path) -> None:
     from risutools.formats import charx
 
-    base = _zip([("card.json", CARD)])
+    base = zip_bytes([("card.json", CARD)])
     p = tmp_path / "many.charx"
     p.write_bytes(_patch_cd_size(base, charx.MAX_CD_BYTES + 1))
     with pytest.raises(FormatError) as ei:
@@ -478,7 +473,7 @@ def test_card_assets_total_budget(tmp_path: Path) -> None:
     mib = 1024 * 1024
     p = tmp_path / "zeros.charx"
     members = [(f"assets/{i}.bin", bytes(mib)) for i in range(20)]
-    p.write_bytes(_zip([("card.json", CARD), *members]))
+    p.write_bytes(zip_bytes([("card.json", CARD), *members]))
     size = p.stat().st_size
     assert size < 40_000  # each MiB of zeros deflates to ~1 KiB
     budget = charx.TOTAL_FLOOR + charx.TOTAL_RATIO * size  # ~ 16 MiB + 4 x size < 20 MiB

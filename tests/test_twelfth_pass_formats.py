@@ -16,7 +16,7 @@ from pathlib import Path
 import msgpack
 import pytest
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
-from harness import run_cli
+from harness import run_cli, zip_bytes
 
 from risutools.errors import FormatError
 from risutools.formats import charx, read_path, risup, rpack
@@ -26,12 +26,6 @@ CARD = json.dumps(
 ).encode()
 
 
-def _zip(members: list[tuple[str, bytes]]) -> bytes:
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
-        for name, data in members:
-            zf.writestr(name, data)
-    return buf.getvalue()
 
 
 def _many_members(n: int) -> bytes:
@@ -72,7 +66,7 @@ def test_a_zip64_count_past_the_bound_names_its_end_record(tmp_path: Path) -> No
 def test_a_directory_past_its_bound_names_its_end_record(tmp_path: Path,
                                                          prefix: bytes) -> None:
     """The same for the directory-size bound (the 32-bit end record, also behind a JPEG)."""
-    blob = prefix + _cd_size(_zip([("card.json", CARD)]), charx.MAX_CD_BYTES + 1)
+    blob = prefix + _cd_size(zip_bytes([("card.json", CARD)]), charx.MAX_CD_BYTES + 1)
     p = tmp_path / ("big.charx" if not prefix else "big.jpeg")
     p.write_bytes(blob)
     with pytest.raises(FormatError) as ei:
