@@ -319,10 +319,16 @@ def colons_written(texts: list[bytes], colons: int) -> bool:
     (``"a"`` and ``"\\u0061"`` included: one key once decoded).  A caller that knows
     its values' shape may count ``colons`` itself (the keys it met, the strings' ``:``)
     rather than writing the canonical form."""
-    written = b"\n".join(texts)  # (one pass in C each, below)
-    if written.find(b"\\") >= 0 and written.find(b"\\u003") >= 0:  # (find: see _spells_a_colon)
-        return False
-    return written.count(b":") == colons
+    written = b"\n".join(texts)
+    return colons_written_in(written, 0, len(written), colons)
+
+
+def colons_written_in(data: bytes, start: int, end: int, colons: int) -> bool:
+    """:func:`colons_written` of the texts ``data[start:end]`` holds, each ended by a line
+    break (which holds no ``:`` and no ``\\``): counted where they are, not joined."""
+    if data.find(b"\\", start, end) >= 0 and data.find(b"\\u003", start, end) >= 0:
+        return False  # (find, not in: see _spells_a_colon)
+    return data.count(b":", start, end) == colons
 
 
 def parse_json_text(text: str, *, line: int | None) -> tuple[Any, Problem | None]:

@@ -256,12 +256,12 @@ def test_turns_counted_as_lines_less_blank_ones(seed: int, chunk: int,
     end = rng.choice([b"\n", b"\r\n"])
     data = end.join(lines) + rng.choice([b"", end, end + end])
     want = sum(len(ls) - sum(1 for x in ls if fixture._blank(x))
-               for _, ls in fixture._line_blocks(data, 0, 1))
+               for _, ls, _, _ in fixture._line_groups(data, 0, 1))
     assert fixture._count_turns(data, 0) == fixture._count_lines(data, 0) == want
     # from a line's start further in (the header's end), or past the bytes
     start = rng.choice([i + 1 for i, b in enumerate(data) if b == 10] or [0])
     want = sum(len(ls) - sum(1 for x in ls if fixture._blank(x))
-               for _, ls in fixture._line_blocks(data, start, 1))
+               for _, ls, _, _ in fixture._line_groups(data, start, 1))
     assert fixture._count_turns(data, start) == fixture._count_lines(data, start) == want
 
 
