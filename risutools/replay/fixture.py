@@ -565,10 +565,12 @@ def _columns(raw: list[Any], ever: set[str]
         roles = list(map(_ROLE_OF, raw))
         contents = list(map(_CONTENT_OF, raw))
         joined = "".join(mids)  # (each letters and digits alone, none empty: below)
-        if (not _PLAIN_ROLES.issuperset(roles)
-                or not (joined.isascii() and joined.isalnum()) or max(map(len, mids)) > 64):
+        if (not _PLAIN_ROLES.issuperset(roles)  # (ASCII: its bytes' isalnum, a table's)
+                or not (joined.isascii() and joined.encode().isalnum())
+                or max(map(len, mids)) > 64):
             return None
-        colons = "".join(contents).count(":")
+        text = "".join(contents)
+        colons = text.count(":") if ":" in text else 0  # ("in": memchr, a count: no)
     except (KeyError, TypeError):
         return None
     new = set(mids)
@@ -596,10 +598,9 @@ def _group_turns(group: _Group, values: list[Any], number: int, ids: _Ids
     is then taken: :func:`_turn_rest`): (the turns, None) or (those before a bad one, why)."""
     messages, mids, counts, special = group
     ends = list(accumulate(counts))
-    appends = map(messages.__getitem__, map(slice, chain((0,), ends), ends))
-    n = len(counts)
-    turns = list(map(Turn, range(number + 1, number + n + 1), appends,
-                     [[] for _ in range(n)], [[] for _ in range(n)]))
+    slices = zip(range(number + 1, number + len(ends) + 1), chain((0,), ends), ends, strict=False)
+    # (a comprehension: each Turn called from bytecode, which costs less than map's call)
+    turns = [Turn(k, messages[i:j], [], []) for k, i, j in slices]
     ids.counter += len(mids)
     ever = ids.ever
     done = 0
