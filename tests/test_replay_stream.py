@@ -160,16 +160,18 @@ def test_yaml_and_json_read_whole(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("bad", ['{"append": [], "append": []}', '{"metrics": {"used_pct": 1.5}}',
                                  '{"append": [{"role": "user", "content": "\\u003a"}]}',
-                                 '{"append": [{"ro', '{"delete": {"id": "nope"}}'])
+                                 '{"append": [{"ro', '{"delete": {"id": "nope"}}', " \t"])
 @pytest.mark.parametrize("at", [0, 100, 299])
-def test_one_line_of_a_group_read_alone(tmp_path: Path, bad: str, at: int) -> None:
+@pytest.mark.parametrize("end", ["\n", "\r\n"])
+def test_one_line_of_a_group_read_alone(tmp_path: Path, bad: str, at: int, end: str) -> None:
     """The lines' values are parsed a group at a time (``_PARSED_TOGETHER``): a line the
     fast path leaves to the exact one (a duplicate key, a float, an escaped colon, bad
     JSON), or a bad turn, among hundreds of good ones: the same turns, notes and refusal
-    as the whole file read."""
+    as the whole file read, whatever the line breaks (a group's lines are read with theirs:
+    a line read alone is read without, or a ``\\r`` left in it ends the string it cuts)."""
     lines = [T1.replace('"b"', f'"b{i}"') for i in range(300)]
     lines[at] = bad
-    p = _write(tmp_path, "\n".join([HEAD, *lines]) + "\n")
+    p = _write(tmp_path, end.join([HEAD, *lines]) + end)
     try:
         whole = load_fixture(p)
     except ConfigError as exc:

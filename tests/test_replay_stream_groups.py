@@ -155,6 +155,12 @@ BAD_LINES = [
     '{"append": [{"id": "z.1", "role": "tool", "content": "x"}]}',  # an id of the pattern
     '{"append": [{"role": "user", "content": "x"}]}',  # an id given by its place
     '{"append": [{"id": "z:1", "role": "user", "content": "x"}]}',  # a colon in the id
+    # letters and digits that are no ASCII ones (str.isalnum takes them; an id may not hold
+    # them): as they are, and escaped
+    '{"append": [{"id": "z\u0661", "role": "user", "content": "x"}]}',
+    '{"append": [{"id": "\u00b2", "role": "user", "content": "x"}]}',
+    '{"append": [{"id": "\uff4d1", "role": "user", "content": "x"}]}',
+    '{"append": [{"id": "z\\u0661", "role": "user", "content": "x"}]}',
 ]
 
 

@@ -400,10 +400,10 @@ def _header_line(obj: Any, lineno: int) -> dict[str, Any]:
 #: ``str.splitlines`` knows (\x0b, \x0c, \x1c-\x1e: a JSON text holds them nowhere raw)
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _BOM = b"\xef\xbb\xbf"
-#: bytes a streamed file's lines are cut from at a time (:func:`_byte_blocks`), and decoded
-#: at a time to check it is UTF-8: small, so that a block and its lines fit in the
-#: allocator's reused memory (a 1 MiB block was mapped afresh: ~500 more page faults at
-#: 10,000 messages, ~1 ms) and in the cache while they are parsed
+#: bytes a streamed file's lines are counted from at a time when they do not all open with
+#: ``{`` (:func:`_byte_blocks`), and decoded at a time to check it is UTF-8: small, so that a
+#: block fits in the allocator's reused memory (a 1 MiB block was mapped afresh: ~500 more
+#: page faults at 10,000 messages, ~1 ms) and in the cache
 _CHECK_CHUNK = 1 << 16
 
 
