@@ -284,3 +284,30 @@ def test_turns_counted_at_once_as_line_by_line(body: bytes, tail: bytes) -> None
             lines.pop()
         assert fixture._count_turns(data, start) == sum(not fixture._blank(x) for x in lines)
 
+
+
+@pytest.mark.parametrize("seed", range(20))
+@pytest.mark.parametrize("chunk", [1, 5, 64, 1 << 16])
+def test_line_groups_are_the_lines_in_bounded_groups(seed: int, chunk: int,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """``_line_groups``: every line from ``start`` once, in order, with its line break, its
+    number and its place in the bytes; a group of at most ``_PARSED_TOGETHER`` lines, whose
+    lines but its last hold fewer than ``_CHECK_CHUNK`` bytes (the values parsed at once
+    stay a block's, however many lines the file has)."""
+    monkeypatch.setattr(fixture, "_CHECK_CHUNK", chunk)
+    rng = random.Random(seed)
+    end = rng.choice([b"\n", b"\r\n"])
+    lines = [rng.choice([b"{}", b"", b" ", b'{"append": []}', b"x" * rng.randrange(300)])
+             for _ in range(rng.randrange(1, 900))]
+    tail = rng.choice([b"", end])
+    data = b"{}" + end + end.join(lines) + tail
+    if not tail and not lines[-1]:  # (the file's last line break ends a line: none after it)
+        lines.pop()
+    start = 2 + len(end)
+    got: list[bytes] = []
+    for lineno, group, at, stop in fixture._line_groups(data, start, 2):
+        assert lineno == 2 + len(got) and at == start + sum(map(len, got))
+        assert b"".join(group) == data[at:stop] and 0 < len(group) <= fixture._PARSED_TOGETHER
+        assert sum(map(len, group[:-1])) < chunk and all(x.endswith(b"\n") for x in group[:-1])
+        got += group
+    assert b"".join(got) == data[start:] and [x.rstrip(b"\r\n") for x in got] == lines

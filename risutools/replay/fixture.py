@@ -23,7 +23,7 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from io import BytesIO
-from itertools import accumulate, chain, compress, islice, repeat
+from itertools import accumulate, chain, compress, repeat
 from operator import itemgetter, ne
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -400,10 +400,11 @@ def _header_line(obj: Any, lineno: int) -> dict[str, Any]:
 #: ``str.splitlines`` knows (\x0b, \x0c, \x1c-\x1e: a JSON text holds them nowhere raw)
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _BOM = b"\xef\xbb\xbf"
-#: bytes a streamed file's lines are counted from at a time when they do not all open with
-#: ``{`` (:func:`_byte_blocks`), and decoded at a time to check it is UTF-8: small, so that a
-#: block fits in the allocator's reused memory (a 1 MiB block was mapped afresh: ~500 more
-#: page faults at 10,000 messages, ~1 ms) and in the cache
+#: bytes a streamed file's lines are read from at a time (:func:`_line_groups`; counted, when
+#: they do not all open with ``{``: :func:`_byte_blocks`), and decoded at a time to check it
+#: is UTF-8: small, so that a block and its values fit in the allocator's reused memory (a
+#: 1 MiB block was mapped afresh: ~500 more page faults at 10,000 messages, ~1 ms) and in
+#: the cache while they are parsed
 _CHECK_CHUNK = 1 << 16
 
 
@@ -466,18 +467,21 @@ _PARSED_TOGETHER = 256
 
 def _line_groups(data: bytes, start: int, lineno: int
                  ) -> Iterator[tuple[int, list[bytes], int, int]]:
-    """The lines from ``start`` :data:`_PARSED_TOGETHER` at a time, each with its line break
-    (``\n`` or ``\r\n``; the last line may have none): (the first's number, the lines,
-    where they begin and end in ``data``).  They are read as a file's, its buffer the
-    bytes' own (``BytesIO``): each line break found by ``memchr``, in C (a block split at
-    its newlines compared every byte: ~5 % of the parse)."""
+    """The lines from ``start`` :data:`_PARSED_TOGETHER` at a time (fewer when they hold more
+    than :data:`_CHECK_CHUNK` bytes), each with its line break (``\n`` or ``\r\n``; the
+    last line may have none): (the first's number, the lines, where they begin and end in
+    ``data``).  They are read as a file's, its buffer the bytes' own (``BytesIO``): each
+    line break found by ``memchr``, in C (a block split at its newlines compared every byte:
+    ~5 % of the parse)."""
     lines = BytesIO(data)
     lines.seek(start)
-    while group := list(islice(lines, _PARSED_TOGETHER)):
-        end = lines.tell()
-        yield lineno, group, start, end
-        lineno += len(group)
-        start = end
+    while block := lines.readlines(_CHECK_CHUNK):  # (whole lines, until they hold as many)
+        for at in range(0, len(block), _PARSED_TOGETHER):
+            group = block[at:at + _PARSED_TOGETHER]
+            last = at + _PARSED_TOGETHER >= len(block)  # (the usual block: one group)
+            end = lines.tell() if last else start + sum(map(len, group))
+            yield lineno, group, start, end
+            lineno, start = lineno + len(group), end
 
 
 def _group_values(lines: list[bytes], lineno: int, values: list[Any] | None) -> Iterator[Any]:
