@@ -19,7 +19,6 @@ turn number before anything runs.
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from io import BytesIO
@@ -657,13 +656,14 @@ _FIRST_BYTE = itemgetter(0)
 def _count_turns(data: bytes, start: int) -> int:
     """The non-blank lines from ``start``: when every line opens with ``{``, the lines (read
     as a file's, its buffer the bytes' own: each line break found by ``memchr`` and the
-    lines' first bytes tallied, all in C); else :func:`_count_lines`."""
+    lines' first bytes made a ``bytes`` whose ``{`` are counted, all in C); else
+    :func:`_count_lines`."""
     if start < len(data):
         lines = BytesIO(data)
         lines.seek(start)
-        firsts = Counter(map(_FIRST_BYTE, lines))
-        if len(firsts) == 1 and 123 in firsts:  # ("{")
-            return firsts[123]
+        firsts = bytes(map(_FIRST_BYTE, lines))  # (a Counter of them: 50 % more instructions)
+        if firsts.count(b"{") == len(firsts):
+            return len(firsts)
     return _count_lines(data, start)
 
 
