@@ -61,7 +61,9 @@ def path_to_approved(cat: Catalog, e: Entry, findings: list[Finding] | None,
         why = f"replay_status {status}"
     bad = [v.status for v in verifications if v.status != "verified"]
     wanted = list(_wanted(e.review_status))
-    missing = [act for act in wanted if not find_approval(cat, e, act, approvals, used).ok]
+    # (no record of the component: none approves a step, so no verdict is worded for it)
+    missing = [act for act in wanted
+               if not approvals or not find_approval(cat, e, act, approvals, used).ok]
     return [
         _part("narrative", not narrative, "situation, core and invariants written"
               if not narrative else f"{mc600.id}: write them in the curator notes"),
