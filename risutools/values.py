@@ -298,15 +298,17 @@ def fast_json_many_of(values: list[Any], texts: list[bytes]) -> list[Any] | None
     - duplicate keys: a text's ``:`` count is never below its canonical form's (every key
       kept and every string of the value is written in the text, each ``:`` as itself when
       no ``\\u003a`` escape spells one), so the totals are equal exactly when each text's
-      count equals its canonical form's (:func:`colons_written`).
+      count equals its canonical form's (:func:`colons_written`).  The form is counted as
+      orjson writes it with the keys as they are (:func:`plain_compact`: the same ``:``
+      as the canonical form, whose sorting is not needed to count them; refused alike).
     """
     levels = plain_levels(values)
     if levels is None or levels - 1 > MAX_DEPTH:
         return None
-    canon = plain_canonical(values)
-    if canon is None:
+    compact = plain_compact(values)
+    if compact is None:
         return None
-    return values if colons_written(texts, canon.count(b":")) else None
+    return values if colons_written(texts, compact.count(b":")) else None
 
 
 def colons_written(texts: list[bytes], colons: int) -> bool:
