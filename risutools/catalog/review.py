@@ -503,10 +503,11 @@ def _board(cat: Catalog, entries: list[Entry], graph: Graph, log: CatalogLog,
             path = path_to_approved(cat, e, found.get(key), by_doc.get(key, []), own, used)
         finally:
             e.reload = reload
-        ready = p.ok
+        blocked = [v.gate for v in p.verdicts if v.failed]
+        ready = not blocked  # (Plan.ok: no verdict failed, told from the list made anyway)
         out.append({"component_id": e.component_id, "file": e.where(),
                     "from": e.review_status, "to": to, "ready": ready,
-                    "blocked_by": [v.gate for v in p.verdicts if v.failed],
+                    "blocked_by": blocked,
                     "gates": [v.to_dict() for v in p.verdicts], "path": path})
         out.ready += ready
     return out
