@@ -33,7 +33,7 @@ from risutools.canonical import (
     sha256_prefixed,
 )
 from risutools.catalog import review_pass
-from risutools.catalog.catalog import Catalog
+from risutools.catalog.catalog import Catalog, HeadIn, head_of, head_parts
 from risutools.catalog.review import review_catalog
 from risutools.contract.loaders import load_bytes
 from risutools.printable import json_bytes, json_bytes_text, json_text
@@ -271,6 +271,31 @@ def test_a_review_on_workers_equals_one_process(tmp_path_factory: pytest.TempPat
                                            encoding="utf-8")
     one = render_review_json(review_catalog(Catalog.open(cat), jobs=1))
     assert render_review_json(review_catalog(Catalog.open(cat), jobs=3)) == one
+
+
+def test_an_entrys_head_read_from_its_whole_document_is_its_packed_head(
+        tmp_path_factory: pytest.TempPathFactory, tmp_path: Path) -> None:
+    """A document orjson parsed keeps no head packed apart (``first_head``): its entry reads
+    the head from the whole document (``HeadIn``), the value the packed head reads back as,
+    in the same order; a document the exact path parsed (a float) keeps its packed head."""
+    cat = fresh_catalog(tmp_path_factory, tmp_path)
+    base = load(doc_path(cat, MOOD))
+    for i, change in enumerate(_variants()):
+        doc = {**base, **{k: v for k, v in change.items() if k != "component_id"},
+               "component_id": f"module.risu.186123400.h{i}-한"}
+        (cat / f"h{i:02d}.json").write_text(json.dumps(doc, ensure_ascii=False, indent=1),
+                                            encoding="utf-8")
+    (cat / "float.json").write_text(json.dumps({**base, "component_id": "f", "x": 1.5}))
+    opened = Catalog.open(cat)
+    review_catalog(opened, jobs=1)
+    entries = [e for e in opened.entries() if e.held is None and e.head is not None]
+    assert any(isinstance(e.head, HeadIn) for e in entries)
+    assert any(not isinstance(e.head, HeadIn) and e.component_id == "f" for e in entries)
+    for e in entries:
+        doc = e.doc
+        packed = unpack(head_of(doc, parsed_by_orjson=True))
+        assert e.parts == packed == head_parts(doc) and list(e.parts) == list(packed)
+        assert orjson.dumps(e.parts) == orjson.dumps(packed)
 
 
 # --------------------------------------------------------------------------- start-up

@@ -366,6 +366,11 @@ def _word(v: Any) -> str:
 def head_of(doc: dict[str, Any], *, parsed_by_orjson: bool = False) -> bytes:
     """The head an entry keeps of ``doc`` when it does not hold it (:data:`HEAD`), packed
     (:func:`risutools.rowspool.pack`: read back equal by this process only)."""
+    return pack(head_parts(doc), parsed_by_orjson=parsed_by_orjson)
+
+
+def head_parts(doc: dict[str, Any]) -> dict[str, Any]:
+    """The parts of ``doc`` its head holds (:data:`HEAD`): what :func:`head_of` packs."""
     head = {}
     for key, keep in HEAD.items():
         if key not in doc:
@@ -373,7 +378,47 @@ def head_of(doc: dict[str, Any], *, parsed_by_orjson: bool = False) -> bytes:
         v = doc[key]
         head[key] = {k: v[k] for k in keep if k in v} \
             if keep is not None and isinstance(v, dict) else v
-    return pack(head, parsed_by_orjson=parsed_by_orjson)
+    return head
+
+
+#: what the review's first pass keeps as the head of a document orjson parsed whose entry
+#: is given what the passes read of its head (:class:`HeadIn` once the document is in its
+#: spool): not packed apart (a packed head starts with ``j`` or ``m``)
+HEAD_IN_DOC = b"d"
+
+
+def first_head(doc: dict[str, Any], raw: bytes | None, given: bool, exact: bool) -> bytes:
+    """The head the review's first pass keeps of ``doc`` (``raw``: the bytes orjson parsed
+    it from, packed whole; ``given``: its entry is given what the passes read of its head;
+    ``exact``: orjson parsed it): :data:`HEAD_IN_DOC` when both, else :func:`head_of`."""
+    return HEAD_IN_DOC if raw is not None and given else head_of(doc, parsed_by_orjson=exact)
+
+
+def spooled_head(head: Any, reload: Callable[[], dict[str, Any]],
+                 put: Callable[[bytes], Callable[[], Any]], given: bool) -> Any:
+    """What an entry holds of its head once its whole document is in the review's spool
+    (``reload`` reads it back; ``put`` spools a packed value): for :data:`HEAD_IN_DOC`, what
+    reads it from the whole document (:class:`HeadIn`); a packed head, spooled when its
+    entry is ``given`` what the passes read of its head (else held: read often)."""
+    if head == HEAD_IN_DOC:
+        return HeadIn(reload)
+    return put(head) if isinstance(head, bytes) and given else head
+
+
+class HeadIn:
+    """An entry's head (:attr:`Entry.head`) read back from its whole document:
+    :func:`head_parts` of what ``reload`` reads, the same value as its packed head read
+    back (:func:`head_of`: orjson writes and reads it back equal).  Made only when a pass
+    asks the entry more than the values it was given (none did in a review of the
+    projected catalog), where a head packed apart cost every document its writing."""
+
+    __slots__ = ("reload",)
+
+    def __init__(self, reload: Callable[[], dict[str, Any]]) -> None:
+        self.reload = reload
+
+    def __call__(self) -> dict[str, Any]:
+        return head_parts(self.reload())
 
 
 def refuse_outside_own_catalog(path: str | Path, what: str = "the document") -> None:

@@ -45,11 +45,12 @@ from risutools.catalog.catalog import (
     HeadValues,
     Label,
     entry_format,
+    first_head,
     head_label,
     head_names,
-    head_of,
     head_values,
     shared_head_values,
+    spooled_head,
 )
 from risutools.catalog.claims import Claims
 from risutools.catalog.gates import gate_config, status_errors
@@ -104,8 +105,8 @@ class Surveyed:
     path: Path | None = None  # the real file (resolved), when it is an entry
     doc_sha256: str = ""
     #: packed (then, once the whole document is in the spool, read back from it when the
-    #: summary has ``values`` and ``label``: its entry then reads its head rarely); None: not
-    #: a JSON object (no entry, no spool)
+    #: summary has ``values`` and ``label``: its entry then reads its head rarely; or
+    #: taken from the whole document then: :func:`first_head`); None: not a JSON object
     head: bytes | Callable[[], Any] | None = None
     blob: bytes | None = None  # the whole document packed (None: kept whole)
     doc: dict[str, Any] | None = None  # the document itself, when it cannot be packed
@@ -179,8 +180,8 @@ class Pass:
                 s.reload, s.blob = put(s.blob), None
                 # and its head, when its entry is given what the passes read of the head (an
                 # entry without them reads its head for them: held, as it is read often)
-                if isinstance(s.head, bytes) and s.values is not None and s.label is not None:
-                    s.head = put(s.head)
+                s.head = spooled_head(s.head, s.reload, put,
+                                      s.values is not None and s.label is not None)
         found = self.facts.found
         for s in added:
             if s.found is not None:  # the facts into the run's store
@@ -244,8 +245,9 @@ def _headed(ld: LoadedDocument, out: Surveyed) -> None:
         out.names = head_names(doc)
         out.values = shared_head_values(head_values(doc))
         out.label = head_label(doc)
-        out.head = head_of(doc, parsed_by_orjson=exact)
         raw = ld.parsed_bytes  # (the file's bytes orjson parsed: packed as they are)
+        out.head = first_head(doc, raw, out.values is not None and out.label is not None,
+                              exact)
         out.blob = pack_parsed(raw) if raw is not None else pack(doc, parsed_by_orjson=exact)
     except ValueError:  # (a value no parser of ours makes): the document stays whole
         out.head, out.blob, out.doc = b"", None, doc
