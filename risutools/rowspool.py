@@ -163,14 +163,17 @@ class Spool:
             self._file = tempfile.TemporaryFile()  # noqa: SIM115 - open while the spool lives
         self._end = 0  # bytes put
         self._written = 0  # bytes in the file (the rest wait in _pending)
-        self._pending = bytearray()
+        #: the values put since, joined once when written (a bytearray they were appended
+        #: to grew by an eighth at a time: each value cost copies of the whole buffer, about
+        #: eight bytes copied a byte put)
+        self._pending: list[bytes] = []
 
     def add(self, blob: bytes) -> int:
         """Store one packed value; its offset (:meth:`read` it with ``len(blob)``)."""
         offset = self._end
-        self._pending += blob
-        self._end += len(blob)
-        if len(self._pending) >= SPOOL_WRITE:
+        self._pending.append(blob)
+        self._end = end = offset + len(blob)
+        if end - self._written >= SPOOL_WRITE:
             self._flush()
         return offset
 
@@ -180,9 +183,9 @@ class Spool:
 
     def _flush(self) -> None:
         with temporary_folder():
-            self._file.write(self._pending)
+            self._file.write(b"".join(self._pending))
             self._file.flush()
-        self._written += len(self._pending)
+        self._written = self._end
         self._pending.clear()
 
     def read(self, offset: int, size: int) -> Any:

@@ -748,3 +748,24 @@ def test_a_spooled_value_is_read_back_by_its_offset_and_size_in_one_number() -> 
     spool = rowspool.Spool()
     handles = [spool.put(rowspool.pack({"i": i, "s": "é" * i})) for i in range(300)]
     assert [h() for h in handles] == [{"i": i, "s": "é" * i} for i in range(300)]
+
+
+def test_a_spool_reads_back_each_value_across_its_writes(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Values put between the spool's writes (held until SPOOL_WRITE bytes wait, then
+    joined and written once) read back equal, whether asked before their write, after it,
+    or in any order; the file holds the values in the order put, nothing in between."""
+    monkeypatch.setattr(rowspool, "SPOOL_WRITE", 64)
+    spool = rowspool.Spool()
+    values = [{"i": i, "s": "é" * (i % 40)} for i in range(200)]
+    handles = []
+    for i, v in enumerate(values):
+        handles.append(spool.put(rowspool.pack(v)))
+        if i % 7 == 0:  # (one just put, still waiting to be written)
+            assert handles[-1]() == v
+        if i % 11 == 0:  # (an older one)
+            assert handles[i // 2]() == values[i // 2]
+    assert [h() for h in reversed(handles)] == values[::-1]
+    spool._flush()
+    whole = os.pread(spool._file.fileno(), 1 << 20, 0)
+    assert whole == b"".join(rowspool.pack(v) for v in values)
