@@ -357,7 +357,8 @@ def test_board_base_hashes_made_in_the_first_pass_are_the_documents(
     for s in first.surveyed:
         if s.path is None:
             continue
-        whole = load(s.path) if s.fmt == "json" else yaml.safe_load(s.path.read_text("utf-8"))
+        real = Path(s.path)  # (the real file, as text)
+        whole = load(real) if s.fmt == "json" else yaml.safe_load(real.read_text("utf-8"))
         if whole["provenance"]["review_status"] in lifecycle.BOARD:
             assert s.base == lifecycle.base_sha256(whole), s.path
             to = lifecycle.next_step(whole["provenance"]["review_status"]).to

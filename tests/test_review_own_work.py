@@ -45,8 +45,9 @@ from risutools.settings.config import Settings
 # --------------------------------------------------------------------------- Reals
 
 
-def _reference_resolve(p: Path) -> tuple[Path, bool]:
-    """What ``Reals.resolve`` gave before: every file asked alone (``os.path.islink``)."""
+def _reference_resolve(p: Path) -> tuple[str, bool]:
+    """What ``Reals.resolve`` gave before: every file asked alone (``os.path.islink``), the
+    file a ``Path`` (its text: what ``Reals`` gives now)."""
     text = os.fspath(p)
     folder, name = os.path.split(text)
     real = os.path.realpath(folder or ".")
@@ -54,7 +55,7 @@ def _reference_resolve(p: Path) -> tuple[Path, bool]:
     plain = real == named and within(named, os.getcwd())
     link = os.path.islink(text)
     out = Path(os.path.realpath(text)) if link or not name else Path(real) / name
-    return out, plain and not link
+    return os.fspath(out), plain and not link
 
 
 def _odd_folder(root: Path) -> list[Path]:

@@ -1,5 +1,5 @@
-"""Where the files a review reads really are (:class:`Reals`): ``Path.resolve`` of each,
-with each folder resolved and listed once for all its files."""
+"""Where the files a review reads really are (:class:`Reals`): ``Path.resolve`` of each, as
+text, with each folder resolved and listed once for all its files."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ from risutools.safeio import within
 
 
 class Reals:
-    """``Path.resolve`` of the files read, each folder resolved once for all its files, a
+    """``Path.resolve`` of the files read, as text (an entry holds its path as text: no
+    ``Path`` is made of it), each folder resolved once for all its files, a
     file itself followed only when it is a symbolic link, a file's documents (an NDJSON
     file's lines) asked once; and whether a file is shown as it was named (its entry's
     place is then the name the loader gave it: :meth:`resolve`).
@@ -23,15 +24,16 @@ class Reals:
     def __init__(self) -> None:
         #: folder as named -> (resolved, whether the folder named is its resolved self and
         #: inside the working folder: a file in it is shown by its place there either way)
-        self.folders: dict[str, tuple[Path, bool]] = {}
-        self.last: tuple[str, Path, bool] | None = None
+        self.folders: dict[str, tuple[str, bool]] = {}
+        self.last: tuple[str, str, bool] | None = None
         #: folder as named -> the names in it that are symbolic links (None: the folder
         #: could not be listed, each file is asked alone); absent: one file asked so far
         self.links: dict[str, frozenset[str] | None] = {}
         self.asked: set[str] = set()  # folders whose first file was asked alone
 
-    def resolve(self, p: Path) -> tuple[Path, bool]:
-        """(the real file, whether :func:`display_path` shows it as it shows ``p``)."""
+    def resolve(self, p: Path) -> tuple[str, bool]:
+        """(the real file, as ``os.fspath(p.resolve())`` spells it, whether
+        :func:`display_path` shows it as it shows ``p``)."""
         text = os.fspath(p)
         if self.last is not None and self.last[0] == text:
             return self.last[1], self.last[2]
@@ -45,10 +47,12 @@ class Reals:
                 cwd = ""
             named = os.path.abspath(folder or ".")
             plain = bool(cwd) and real == named and within(named, cwd)
-            known = self.folders[folder] = (Path(real), plain)
+            known = self.folders[folder] = (real, plain)
         parent, plain = known
         link = self._is_link(folder, name, text)
-        out = Path(os.path.realpath(text)) if link or not name else parent / name
+        # (the resolved folder is absolute and normalized, the name a plain one: joined as
+        # ``Path(parent) / name`` spells it)
+        out = os.path.realpath(text) if link or not name else os.path.join(parent, name)
         self.last = (text, out, plain and not link)
         return out, plain and not link
 

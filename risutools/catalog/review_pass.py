@@ -102,7 +102,7 @@ class Surveyed:
     info: DocumentInfo
     verifications: list[Verification]
     fmt: str = ""  # the entry's format (json | yaml | ndjson); "" when it is no entry
-    path: Path | None = None  # the real file (resolved), when it is an entry
+    path: str | None = None  # the real file (resolved, as text), when it is an entry
     doc_sha256: str = ""
     #: packed (then, once the whole document is in the spool, read back from it when the
     #: summary has ``values`` and ``label``: its entry then reads its head rarely; or
@@ -445,29 +445,12 @@ def _unflat(flat: Flat) -> tuple[LoadOutcome, list[Surveyed]]:
          gate, names, values, facts, label) in docs:
         info = DocumentInfo(i[0], i[1], i[2], i[3], i[4], _findings(found),
                             Path(ipath) if ipath is not None else None, candidate=i[5])
-        out.append(Surveyed(info, _verifications(vs), fmt,
-                            _path_of(path) if path is not None else None, sha, head, blob, doc,
+        out.append(Surveyed(info, _verifications(vs), fmt, path, sha, head, blob, doc,
                             past, line, where=where, base=base,
                             gate=None if gate is None else
                             (gate[0], tuple(_findings(gate[1]))), names=names,
                             values=shared_head_values(values), found=facts, label=label))
     return part, out
-
-
-#: the folder of the last file a worker sent back, as (text, path): its files' paths share
-#: the folder's parts
-_FOLDER: list[Any] = ["", Path()]
-
-
-def _path_of(text: str) -> Path:
-    """``Path(text)``, made from its folder's path (:data:`_FOLDER`)."""
-    folder, name = os.path.split(text)
-    if not name:
-        return Path(text)
-    if _FOLDER[0] != folder:
-        _FOLDER[:] = [folder, Path(folder)]
-    path: Path = _FOLDER[1] / name
-    return path
 
 
 def _path_text(p: str | Path | None) -> str | None:
@@ -775,7 +758,7 @@ def entries_of(surveyed: list[Surveyed]) -> list[Entry]:
         cid = version = review = runtime = None
         if s.names is not None:  # (the words many entries share, kept once: as Entry's own)
             cid, version, review, runtime = s.names[0], *map(sys.intern, s.names[1:])
-        out.append(Entry(os.fspath(s.path), s.info.line if s.fmt == "ndjson" else None, s.fmt,
+        out.append(Entry(s.path, s.info.line if s.fmt == "ndjson" else None, s.fmt,
                          None if packed else s.doc, s.doc_sha256,
                          head=s.head if packed else None, reload=s.reload,
                          key=(s.info.file, s.info.line), _where=s.where, _base=s.base,
