@@ -304,6 +304,42 @@ def test_a_risk_row_is_the_one_every_part_worked_out_gives() -> None:
         >= {"in this module", "unresolved"}
 
 
+#: the members the risk facts read, each with a value that is not empty
+_RISKY: dict[str, Any] = {
+    "findings": [{"rule": "RA2", "severity": "warning", "message": "m"},
+                 {"rule": "RA1", "severity": "info"}],
+    "low_level_access": True, "privileged_apis": ["p"], "hosts": ["h"],
+    "lorebook_loads": ["lore*"], "lorebook_loads_unresolved": 2, "dynamic_code": ["eval"],
+    "coverage": ["c"]}
+
+
+def test_a_risk_row_of_packed_facts_is_the_one_every_part_worked_out_gives() -> None:
+    """Packed facts (pared of their empty members) that keep none of the members the risk
+    facts read give the row of empty risk facts at once; any other gives the row worked
+    out part by part, each member at hand, read back or left out."""
+    store = FactsStore()
+    out = []
+    names = sorted(_RISKY)
+    for mask in range(1 << len(names)):
+        facts: dict[str, Any] = {"facts": "component-facts-v1", "title": "t",
+                                 "lorebook_entries": ["lore1"] if mask % 3 else [],
+                                 "state": [{"key": "k", "scope": "chat"}] if mask % 2 else []}
+        for bit, name in enumerate(names):
+            facts[name] = _RISKY[name] if mask >> bit & 1 else type(_RISKY[name])()
+        blob, note, kept, values, empty = _found(facts, "", True)
+        assert blob is not None
+        out.append(Summary(f"m.{mask}", f"m{mask}.json", f"T{mask}", "candidate", "inactive",
+                           (), (), store.adopt(blob, kept, values), note, empty=empty))
+    ix = Index.build(out)
+    quiet = 0
+    for s in ix.summaries:
+        got = risk(ix, s)
+        assert got == _reference_risk(ix, s), s.component_id
+        assert list(got) == list(_reference_risk(ix, s))
+        quiet += isinstance(s.facts, Facts) and not set(_RISKY) & set(s.facts.schema)
+    assert quiet == 1  # (the facts with every member empty)
+
+
 # --------------------------------------------------------------------------- duplicates
 
 

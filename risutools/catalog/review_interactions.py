@@ -14,7 +14,7 @@ from typing import Any
 
 from risutools.catalog.catalog import Entry
 from risutools.catalog.interaction_checks import INTERACTIONS
-from risutools.catalog.interactions import FactsStore, Index, Summary, summarize_entry
+from risutools.catalog.interactions import Facts, FactsStore, Index, Summary, summarize_entry
 from risutools.catalog.lineage import Lineage
 from risutools.catalog.lineage_checks import LINEAGE
 from risutools.catalog.relations import Relation, RelationRows, families
@@ -136,9 +136,22 @@ def relate(summaries: Iterable[Summary]) -> Interactions:
         return Interactions(ix, relations, families(ix, relations), lin, versions)
 
 
+#: the members of the facts the risk facts read (:func:`risk`, :func:`_loading`; the lorebook
+#: entries only with a load)
+_RISK_MEMBERS = frozenset({"findings", "low_level_access", "privileged_apis", "hosts",
+                           "lorebook_loads", "lorebook_loads_unresolved", "dynamic_code",
+                           "coverage"})
+
+
 def risk(ix: Index, s: Summary) -> dict[str, Any]:
     """The risk facts of one component, as every review row and light packet shows them."""
     facts = s.facts
+    if type(facts) is Facts and facts.schema.keys().isdisjoint(_RISK_MEMBERS):
+        # (packed facts that keep none of the members read below, each empty then: most
+        # summaries' facts, pared of their empty members; the same facts, told at once)
+        return {"title": s.title, "low_level_access": False, "privileged_apis": [],
+                "hosts": [], "dynamic_loading": [], "analysis_findings": [],
+                "analysis_infos": {}, "coverage": []}
     found = facts.get("findings") if facts else None
     rows = [f for f in found if isinstance(f, dict)] if isinstance(found, list) else []
     serious: list[dict[str, str]] = []
