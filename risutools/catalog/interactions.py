@@ -65,11 +65,13 @@ class FactsStore:
         blob, names, values = _packed(kept, exact)
         return self.adopt(blob, names, values)
 
-    def adopt(self, blob: bytes, names: tuple[str, ...], values: tuple[Any, ...]) -> Facts:
+    def adopt(self, blob: bytes, names: tuple[str, ...], values: tuple[Any, ...], *,
+              interned: bool = False) -> Facts:
         """The :class:`Facts` of pared facts packed elsewhere (:func:`facts_found`, by the
         review's first pass), with the members they keep (``names``: those of :data:`HOT`
         first, :func:`_packed`) and the values of those of HOT (each kept once here again:
-        :func:`_shared`)."""
+        :func:`_shared`; ``interned``: by this process already, each tuple of them kept
+        once still)."""
         schema = self._schemas.get(names)
         if schema is None:
             hot = len(values)  # (each name past them is read back: -1)
@@ -80,14 +82,16 @@ class FactsStore:
         # it was), kept once in this process
         intern, tuples = sys.intern, self._tuples
         return Facts(self, self.spool.add(blob), len(blob), schema,
-                     tuple([kept_once(tuples, tuple(map(intern, v)), TUPLES_MAX)
-                            if type(v) is tuple else intern(v) if type(v) is str else v
-                            for v in values]))
+                     tuple([kept_once(tuples, v if interned else tuple(map(intern, v)),
+                                      TUPLES_MAX)
+                            if type(v) is tuple else v if interned or type(v) is not str
+                            else intern(v) for v in values]))
 
-    def found(self, found: FoundFacts) -> HeldFacts:
-        """What a summary holds of the facts the first pass found (:func:`facts_found`)."""
+    def found(self, found: FoundFacts, *, interned: bool = False) -> HeldFacts:
+        """What a summary holds of the facts the first pass found (:func:`facts_found`;
+        ``interned``: in this process, its values' texts kept once already)."""
         blob, note, names, values, empty = found
-        facts = None if blob is None else self.adopt(blob, names, values)
+        facts = None if blob is None else self.adopt(blob, names, values, interned=interned)
         return facts, note, shared_empty(empty)
 
     def read(self, f: Facts) -> dict[str, Any]:

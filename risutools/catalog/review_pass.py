@@ -184,8 +184,8 @@ class Pass:
                                       s.values is not None and s.label is not None)
         found = self.facts.found
         for s in added:
-            if s.found is not None:  # the facts into the run's store
-                s.facts, s.found = found(s.found), None
+            if s.found is not None:  # the facts into the run's store (found here: interned)
+                s.facts, s.found = found(s.found, interned=not shared), None
         self.surveyed += added
 
 
