@@ -26,7 +26,7 @@ from typing import Any
 import typer
 
 from risutools import __version__, lastwords, stdstreams
-from risutools.collector import cycles_paused
+from risutools.collector import cycles_paused_set_aside
 from risutools.errors import RisuError, UsageError, WriteConflict, bounded
 from risutools.pathnames import safe_line
 from risutools.report import options as opt
@@ -114,7 +114,7 @@ COMMANDS: dict[str, str] = {
 
 
 def _command(name: str) -> Any:
-    with cycles_paused():  # (modules: they live as long as the program)
+    with cycles_paused_set_aside():  # (modules: they live as long as the program)
         return importlib.import_module(COMMANDS[name])
 
 

@@ -8,7 +8,13 @@ import weakref
 import pytest
 
 from risutools import collector
-from risutools.collector import alive_frozen, batch_settled, cycles_paused, survivors_frozen
+from risutools.collector import (
+    alive_frozen,
+    batch_settled,
+    cycles_paused,
+    cycles_paused_set_aside,
+    survivors_frozen,
+)
 
 
 @pytest.fixture(autouse=True)
@@ -119,3 +125,34 @@ def test_batch_settled_collects_the_batchs_cycles_and_sets_aside_what_it_keeps()
         assert gc.get_freeze_count() >= before + 11  # what it keeps: out of later passes
     assert gc.get_freeze_count() == 0  # (nothing was frozen before: all put back)
     assert kept
+
+
+def test_cycles_paused_set_aside_freezes_what_lives_only_in_the_programs_run(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """In the program's own run (its start froze objects: ``risutools.__main__``) what the
+    block leaves alive is set aside as it ends: the collector's next pass does not walk it
+    (the review's survivors were all in its youngest generation: a pass of tens of ms).
+    In a caller that froze nothing (the tests), nothing is frozen: as ``cycles_paused``."""
+    with cycles_paused_set_aside():
+        assert not gc.isenabled()
+        kept = [[] for _ in range(10)]
+    assert gc.isenabled() and gc.get_freeze_count() == 0  # (no freeze of the program's)
+    gc.freeze()  # (the program's start)
+    monkeypatch.setattr(collector, "_FROZEN_AT_START", 0)
+    before = gc.get_freeze_count()
+    passes: list[int] = []
+
+    def count(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            passes.append(info["generation"])
+
+    gc.callbacks.append(count)
+    try:
+        with cycles_paused_set_aside():
+            kept += [[[]] for _ in range(1000)]
+        assert gc.isenabled()
+        assert gc.get_freeze_count() >= before + 2000  # (the block's survivors)
+        assert gc.get_count()[0] < 50  # (nothing young left for the next pass to walk)
+    finally:
+        gc.callbacks.remove(count)
+    assert kept and not passes

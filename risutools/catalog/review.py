@@ -61,7 +61,7 @@ from risutools.catalog.review_pass import (
     probes,
 )
 from risutools.checks.registry import Check
-from risutools.collector import cycles_paused
+from risutools.collector import cycles_paused_set_aside
 from risutools.contract.shown import display_path
 from risutools.contract.transitions import CatalogLog, used_records
 from risutools.contract.validate import (
@@ -192,8 +192,10 @@ def review_catalog(cat: Catalog, *, sources: str | None = None, jobs: int | None
     cluster's) that runs the per-document part, the document rules; ``base_log``: the base
     branch's transition log, which the catalog's must extend (MC306).
 
-    The cycle collector is paused meanwhile (:func:`risutools.collector.cycles_paused`)."""
-    with cycles_paused():
+    The cycle collector is paused meanwhile, and in the program's own run what the review
+    keeps is then set aside from its passes
+    (:func:`risutools.collector.cycles_paused_set_aside`)."""
+    with cycles_paused_set_aside():
         return _review_catalog(cat, sources, jobs, progress, executor, base_log)
 
 
