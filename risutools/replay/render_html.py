@@ -118,21 +118,17 @@ class YScale:
         frac = math.log(v / self.lin_top) / math.log(self.log_top / self.lin_top)
         return top_of_band + self.band_h * (1 - min(frac, 1.0))
 
-    def y_of(self) -> Callable[[float], float]:
-        """:meth:`y`, its figures (and the log band's span) worked out once and each ``min``
-        written out as ``min`` picks (the first of equal ones): the same arithmetic on the
-        same figures, so the same floats."""
+    def heights(self, values: list[Any]) -> list[float]:
+        """:meth:`y` of each value (the same arithmetic on the same figures, so the same
+        floats: each ``min`` written out as ``min`` picks, the first of equal ones), in
+        one pass with its figures (and the log band's span) worked out once."""
         bottom, lin_top, lin_h, log_top = MT + PH, self.lin_top, self.lin_h, self.log_top
         if log_top is None:
-            return lambda v: bottom - lin_h * (lin_top if lin_top < v else v) / lin_top
-        span, band_h = math.log(log_top / lin_top), self.band_h
-
-        def y_at(v: float) -> float:
-            if v <= lin_top:
-                return bottom - lin_h * (lin_top if lin_top < v else v) / lin_top
-            frac = math.log(v / lin_top) / span
-            return MT + band_h * (1 - (1.0 if frac > 1.0 else frac))
-        return y_at
+            return [bottom - lin_h * (lin_top if lin_top < v else v) / lin_top for v in values]
+        span, band_h, log = math.log(log_top / lin_top), self.band_h, math.log
+        return [bottom - lin_h * (lin_top if lin_top < v else v) / lin_top if v <= lin_top
+                else MT + band_h * (1 - (1.0 if (f := log(v / lin_top) / span) > 1.0 else f))
+                for v in values]
 
     def ticks(self) -> list[int]:
         step = nice_step(self.lin_top / 5)
@@ -284,31 +280,36 @@ def _kinds(r: dict[str, Any], cutter: bool) -> list[str]:
 
 
 def _line_points(line: list[list[Any]], n: int, x: Callable[[float], float],
-                 y: Callable[[float], float], xs: dict[int, str] | None = None) -> str:
-    """The polyline's points of a line's groups; ``xs``: each slot's centre as spelled
-    so far (by the line drawn before, whose slots are the same), filled as it goes.  A
-    value's height is spelled once (``ys``: a line that is cut holds many equal ones)."""
+                 heights: Callable[[list[Any]], list[float]],
+                 xs: dict[int, str] | None = None) -> str:
+    """The polyline's points of a line's groups; ``heights``: the y of each of a list of
+    values (:meth:`YScale.heights`); ``xs``: each slot's centre as spelled so far (by the
+    line drawn before, whose slots are the same), filled as it goes.  A value's height is
+    worked out and spelled once (a line that is cut holds many equal ones), all the
+    figures together (:func:`_spelled`)."""
+    if not line:
+        return ""
     size = max(1, math.ceil(n / MAX_POINTS))
-    pts: list[str] = []
     xs = {} if xs is None else xs
-    ys: dict[Any, str] = {}
-    for lo, lo_v, hi, hi_v in line:
-        a = lo - lo % size + 1
-        xx = xs.get(a)
-        if xx is None:
-            b = a + size - 1
-            xx = xs[a] = f"{x((a + (b if b < n else n)) / 2):.1f}"  # (min(n, b); _f's)
-        y_hi = ys.get(hi_v)
-        if y_hi is None:
-            y_hi = ys[hi_v] = f"{y(hi_v):.1f}"
-        if lo == hi:  # one point (its figures the same)
-            pts.append(f"{xx},{y_hi}")
-            continue
-        y_lo = ys.get(lo_v)
-        if y_lo is None:
-            y_lo = ys[lo_v] = f"{y(lo_v):.1f}"
-        pts.append(f"{xx},{y_lo} {xx},{y_hi}" if lo < hi else f"{xx},{y_hi} {xx},{y_lo}")
-    return " ".join(pts)
+    los, lo_vs, his, hi_vs = zip(*line, strict=True)
+    slots = [lo - lo % size + 1 for lo in los]
+    new = [a for a in dict.fromkeys(slots) if a not in xs]
+    # (min(n, b) of each slot's last request b)
+    xs.update(zip(new, _spelled([x((a + (a + size - 1 if a + size - 1 < n else n)) / 2)
+                                 for a in new]), strict=True))
+    values = list({*lo_vs, *hi_vs})
+    ys = dict(zip(values, _spelled(heights(values)), strict=True))
+    return " ".join([
+        f"{xx},{ys[hv]}" if lo == hi  # one point (its figures the same)
+        else f"{xx},{ys[lv]} {xx},{ys[hv]}" if lo < hi else f"{xx},{ys[hv]} {xx},{ys[lv]}"
+        for xx, lo, lv, hi, hv in zip(map(xs.__getitem__, slots), los, lo_vs, his, hi_vs,
+                                      strict=True)])
+
+
+def _spelled(figures: list[float]) -> list[str]:
+    """Each figure spelled as :func:`_f` spells it (``%.1f``: the same digits), all by one
+    ``%`` (none of them holds a space)."""
+    return (" ".join(["%.1f"] * len(figures)) % tuple(figures)).split(" ") if figures else []
 
 
 def _event_title(kind: str, r: dict[str, Any]) -> str:
@@ -361,7 +362,7 @@ def render_chart(report: dict[str, Any], sweep: ChartSweep | None = None) -> str
     for lid, key in (("tokens-in", "tokens_in"), ("tokens-out", "tokens_out")):
         if key in sw.lines:
             width = "2" if lid == "tokens-out" else "1.5"
-            points = _line_points(sw.lines[key], len(rows), x, ys.y_of(), xs)
+            points = _line_points(sw.lines[key], len(rows), x, ys.heights, xs)
             p.append(
                 f'<polyline id="{lid}" fill="none" stroke="{LINES[lid][1]}" '
                 f'stroke-width="{width}" points="{points}"/>'
@@ -692,19 +693,54 @@ def _requests_section(report: dict[str, Any], table: Picked | None = None) -> li
             "ones, then those with a cut, an anchor loss, a toggle, an alert or an orphaned tool "
             "result); every row is in the JSON report.</p>"
         )
-    if report["simulation"] == "context-cutter":
-        head, body = list(_CUTTER_HEAD), [_cutter_cells(r) for r in shown]
-    else:
-        head, body = list(_MONITOR_HEAD), [_monitor_cells(r) for r in shown]
-    head.append("first failure of")
-    for r, row in zip(shown, body, strict=True):
-        row.append(", ".join(failing.get(r["request"], [])) or None)
-    attrs = [
-        f' id="req-{r["request"]}"' + (' class="failing"' if r["request"] in failing else "")
-        for r in shown
-    ]
-    parts.append(_table(head, body, attrs))
+    cutter = report["simulation"] == "context-cutter"
+    head = [*(_CUTTER_HEAD if cutter else _MONITOR_HEAD), "first failure of"]
+    cells = _cutter_cells if cutter else _monitor_cells
+    seen: dict[str, str] = {}  # (a column's few words, escaped once: as _table does)
+    rows_html = [
+        (_cutter_row(r, failing, seen) if cutter else None)
+        or _request_row(r, cells(r), failing, seen) for r in shown]
+    h = "".join(f"<th>{html_value(c)}</th>" for c in head)
+    parts.append(f"<table><thead><tr>{h}</tr></thead><tbody>{''.join(rows_html)}"
+                 "</tbody></table>")
     return parts
+
+
+def _request_row(r: dict[str, Any], row: list[Any], failing: dict[int, list[str]],
+                 seen: dict[str, str]) -> str:
+    """A row of the requests table as :func:`_table` spells it: its cells (``row``) and
+    the invariants whose first failure it is, anchored ``#req-<request>``."""
+    row.append(", ".join(failing.get(r["request"], [])) or None)
+    return (f'<tr id="req-{r["request"]}"'
+            + (' class="failing"' if r["request"] in failing else "")
+            + "><td>" + "</td><td>".join(map(_cell, row, repeat(seen))) + "</td></tr>")
+
+
+def _cutter_row(r: dict[str, Any], failing: dict[int, list[str]],
+                seen: dict[str, str]) -> str | None:
+    """:func:`_request_row` of a context cutter's row (:func:`_cutter_cells`) whose
+    counts are integers and whose flags are bools, as it is spelled (the counts' digits
+    as they are, nothing in them to escape, and each cell without a list made for it);
+    None for any other row."""
+    req, m_in, m_out, t_in, t_out = (r["request"], r["messages_in"], r["messages_out"],
+                                     r["tokens_in"], r["tokens_out"])
+    dropped, cont, budget = r["dropped"], r["continuity_dropped"], r["budget_dropped"]
+    on, unreachable = r["enabled"], r["budget_unreachable"]
+    if not (type(req) is type(m_in) is type(m_out) is type(t_in) is type(t_out)
+            is type(dropped) is type(cont) is type(budget) is int
+            and type(on) is type(unreachable) is bool):
+        return None
+    mon = r["monitor"]
+    anchor = r["anchor"] + (" (fallback)" if r["fallback"] else "")
+    firsts = failing.get(req)
+    mark = "" if firsts is None else ' class="failing"'
+    return (f'<tr id="req-{req}"{mark}><td>{req}'
+            f'</td><td>{"yes" if on else "no"}</td><td>{m_in}/{m_out}</td><td>{t_in}/{t_out}'
+            f'</td><td>{dropped}</td><td>{cont}+{budget}</td><td>{_cell(anchor, seen)}</td>'
+            f'<td>{"yes" if unreachable else "no"}</td>'
+            f'<td>{_cell(mon["level"] or mon["metrics"], seen)}</td>'
+            f'<td>{_cell(mon["alert_reason"], seen)}</td>'
+            f'<td>{_cell(", ".join(firsts) if firsts else None, seen)}</td></tr>')
 
 
 _CUTTER_HEAD = ("request", "on", "messages in/out", "tokens in/out", "dropped",
