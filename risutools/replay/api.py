@@ -12,7 +12,7 @@ from typing import Any
 from risutools.canonical import prefixed
 from risutools.collector import cycles_paused
 from risutools.errors import Code, DocumentError, RisuError
-from risutools.fsio import check_file_targets
+from risutools.fsio import check_file_targets, fsync_directory
 from risutools.pathnames import plain_id, show_name
 from risutools.replay.component import (
     ComponentFile,
@@ -102,11 +102,14 @@ def write_report_files(report: dict[str, Any], path: Path, views: RowViews | Non
 
     path, md, html = report_paths(path)
     check_file_targets(path, md, html)  # (one in the way: none of the three written)
-    write_or_fail(path, pieces() if hashed else report_pieces(report))
-    picked = views.markdown_picked(report) if views is not None else None
-    sweep, table = views.html_parts(report) if views is not None else (None, None)
-    write_or_fail(md, render_markdown(report, picked).encode("utf-8"))
-    write_or_fail(html, render_html(report, sweep, table).encode("utf-8"))
+    try:  # each file fsynced before it is put in place; their folder once, after them all
+        write_or_fail(path, pieces() if hashed else report_pieces(report), sync_dir=False)
+        picked = views.markdown_picked(report) if views is not None else None
+        sweep, table = views.html_parts(report) if views is not None else (None, None)
+        write_or_fail(md, render_markdown(report, picked).encode("utf-8"), sync_dir=False)
+        write_or_fail(html, render_html(report, sweep, table).encode("utf-8"), sync_dir=False)
+    finally:  # (those put in place before a failure made durable too)
+        fsync_directory(path.parent)
     return [path, md, html], prefixed(digest.hexdigest()) if hashed else None
 
 

@@ -180,10 +180,11 @@ def write_updated(cf: ComponentFile, new: dict[str, Any]) -> None:
 
 
 def write_or_fail(path: Path, data: bytes | Iterable[bytes], *,
-                  expect_sha256: str | None = None) -> None:
+                  expect_sha256: str | None = None, sync_dir: bool = True) -> None:
     """``atomic_write`` (``data``: bytes, or its pieces in order) with operating-system
-    failures as one-line :class:`RisuError`."""
+    failures as one-line :class:`RisuError`; ``sync_dir=False``: the caller fsyncs the
+    folder (:func:`~risutools.fsio.fsync_directory`) once it has put its files there."""
     try:
-        atomic_write(path, data, expect_sha256=expect_sha256)
+        atomic_write(path, data, expect_sha256=expect_sha256, sync_dir=sync_dir)
     except OSError as exc:
         raise os_error_line(exc, path) from exc
