@@ -13,6 +13,7 @@ import pytest
 from risutools.printable import html_value
 from risutools.replay.render_html import (
     _CUTTER_HEAD,
+    KINDS,
     YScale,
     _cell,
     _cutter_cells,
@@ -47,6 +48,14 @@ def test_a_table_is_its_cells_joined() -> None:
     assert _table(["a", "<b>"], body) == want
     attrs = [' id="x"', "", ' class="y"']
     assert _table(["a"], body, attrs).count('<tr id="x">') == 1
+
+
+def test_a_group_of_markers_title_needs_no_escape() -> None:
+    """A group's tooltip (``requests a-b: count x label``) is written as it is: the kinds'
+    labels, and any figures, are what html_value leaves as they are."""
+    for label, _ in KINDS.values():
+        title = f"requests 1-14: 3 x {label}"
+        assert html_value(title) == title
 
 
 @pytest.mark.parametrize("scale", [(1200, 0, 900), (8000, 7000, 400000), (1000, 900, 1500),

@@ -184,9 +184,10 @@ def _shape(kind: str, x: float, y: float, extra: str = "") -> str:
     )
 
 
-def _with_title(svg_el: str, title: str) -> str:
-    """Put a <title> (tooltip) inside a self-closing SVG element."""
-    return svg_el[:-2] + f"><title>{html_value(title)}</title></{svg_el[1:svg_el.index(' ')]}>"
+def _titled(svg_el: str, escaped: str) -> str:
+    """Put a <title> (tooltip) inside a self-closing SVG element; ``escaped``: its text as
+    :func:`~risutools.printable.html_value` gives it."""
+    return svg_el[:-2] + f"><title>{escaped}</title></{svg_el[1:svg_el.index(' ')]}>"
 
 
 @dataclass
@@ -460,14 +461,15 @@ def _lanes(
                  f'text-anchor="end" fill="#555">{LANES[kind]}</text>')
         for g, (count, first) in sorted(ev[kind].items()):  # (the rows read by _sweep)
             a, b = g * size + 1, min(n, (g + 1) * size)
+            # (a group's title: its numbers and the kind's label, nothing to escape in them)
             title = (
-                _event_title(kind, first) if count == 1
+                html_value(_event_title(kind, first)) if count == 1
                 else f"requests {a}-{b}: {count} x {KINDS[kind][0]}"
             )
             extra = f' data-count="{count}" data-request="{first["request"]}"'
             xx = min(max(x((a + b) / 2 if size > 1 else a), ML + 6), ML + PW - 6)  # in frame
             el = _shape(kind, xx, top + LANE_H / 2, extra)
-            p.append(_with_title(el, title))
+            p.append(_titled(el, title))
     p.append("</g>")
     return p
 
