@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Container, Iterable
+from collections.abc import Callable, Container, Iterable
 from typing import Any
 
 from risutools.printable import markdown_code, markdown_value
@@ -199,31 +199,48 @@ def _requests(report: dict[str, Any], picked: Picked | None) -> list[str]:
            "orphaned tool result", ""]
     if not rows:
         return [*out, "None."]
+    cell = _seen_cells()
     if report["simulation"] == "context-cutter":
         out += ["| request | messages in/out | tokens in/out | dropped (continuity+budget) "
                 "| anchor | unreachable | level | alert |",
                 "| --- | --- | --- | --- | --- | --- | --- | --- |"]
-        out += [_cutter_row(r, failing) for r in rows]
+        out += [_cutter_row(r, failing, cell) for r in rows]
     else:
         out += ["| request | messages | tokens | used % | level | alert |",
                 "| --- | --- | --- | --- | --- | --- |"]
-        out += [_monitor_row(r, failing) for r in rows]
+        out += [_monitor_row(r, failing, cell) for r in rows]
     if total > MAX_ROWS:
         out += ["", f"... and {total - MAX_ROWS} more (see the JSON report)."]
     return out
 
 
-def _cutter_row(r: dict[str, Any], failing: dict[int, str]) -> str:
+def _seen_cells() -> Callable[[Any], str]:
+    """:func:`_cell`, a string's spelled once (a column's few words: a level, a reason)."""
+    seen: dict[str, str] = {}
+
+    def cell(v: Any) -> str:
+        if type(v) is not str:
+            return _cell(v)
+        out = seen.get(v)
+        if out is None:
+            out = seen[v] = _cell(v)
+        return out
+    return cell
+
+
+def _cutter_row(r: dict[str, Any], failing: dict[int, str],
+                cell: Callable[[Any], str] = _cell) -> str:
     mon = r["monitor"]
     return (f"| {_req(r, failing)} | {r['messages_in']}/{r['messages_out']} "
             f"| {r['tokens_in']}/{r['tokens_out']} | {r['dropped']} "
             f"({r['continuity_dropped']}+{r['budget_dropped']}) | {r['anchor']}"
-            f"{' (fallback)' if r['fallback'] else ''} | {_cell(r['budget_unreachable'])} "
-            f"| {_cell(mon['level'])} | {_cell(mon['alert_reason'])} |")
+            f"{' (fallback)' if r['fallback'] else ''} | {cell(r['budget_unreachable'])} "
+            f"| {cell(mon['level'])} | {cell(mon['alert_reason'])} |")
 
 
-def _monitor_row(r: dict[str, Any], failing: dict[int, str]) -> str:
+def _monitor_row(r: dict[str, Any], failing: dict[int, str],
+                 cell: Callable[[Any], str] = _cell) -> str:
     mon = r["monitor"]
     return (f"| {_req(r, failing)} | {r['messages_in']} | {r['tokens_in']} "
-            f"| {_cell(mon['used_pct'])} | {_cell(mon['level'] or mon['metrics'])} "
-            f"| {_cell(mon['alert_reason'])} |")
+            f"| {cell(mon['used_pct'])} | {cell(mon['level'] or mon['metrics'])} "
+            f"| {cell(mon['alert_reason'])} |")
