@@ -8,6 +8,9 @@ orjson in one call for the whole batch (the scalars in the order ``sort_keys`` v
 the order of the holes), split at its commas (when a string holds a comma the pieces are
 not one a scalar, which counting them tells: each scalar is then spelled by a call of its
 own); the batch's forms are then its rows' templates, joined, filled in one ``%`` each.
+Rows given by column (:meth:`RowShape.forms_of_columns`, a replay's batches) are spelled a
+column at a time instead, each column's spellings put in every other place of a list of
+the template's pieces, joined (once with the canonical pieces, once with the indented).
 
 The templates are written by ``json`` itself from a skeleton row whose every scalar is a
 marker, so their keys, separators and indentation are ``json``'s.  The scalars' spellings
@@ -79,9 +82,10 @@ class RowShape:
         self._getters = [_getter(self.nodes[i].optional, keys) for i, keys in self.segments]
         #: the last batch's joined templates, by (template, rows) (:meth:`_joined`)
         self._kept: dict[tuple[tuple[bool, ...], int], tuple[bytes, bytes]] = {}
-        #: the last batch's joined templates with its one-value columns written in, by
-        #: (template, rows, those columns' spellings) (:meth:`_uniform`)
-        self._baked: dict[tuple[Any, ...], tuple[bytes, bytes]] = {}
+        #: the last batch's rows' canonical and indented text cut at their holes, its
+        #: one-value columns written in, by (template, rows, those columns' spellings)
+        #: (:meth:`_pieces`)
+        self._baked: dict[tuple[Any, ...], tuple[list[bytes], list[bytes]]] = {}
 
     def _walk(self, index: int) -> None:
         run: list[str] = []
@@ -188,7 +192,12 @@ class RowShape:
         read a column at a time: each column's types checked as :func:`_alike` checks
         them, and a column of one value of one type (not a float: ``0.0 == -0.0``)
         written into the batch's template once, not into a hole a row (its spelling
-        orjson's, as a hole's would be)."""
+        orjson's, as a hole's would be).  Each other column is spelled by an orjson call of
+        its own (:func:`_spelled`: no list of the rows' values in their order is made), its
+        spellings put in their places (one a row) in a list whose other places are the
+        pieces of the rows' text between two holes (:meth:`_pieces`), joined (one
+        ``b"".join``: no ``%`` to parse at each hole), then joined again with the indented
+        text's pieces in those places."""
         if orjson is None or not columns or len(columns) != self.holes.get(kind):
             return None
         n = len(columns[0])
@@ -198,29 +207,43 @@ class RowShape:
         if plan is None:
             return None
         holes, baked = plan
-        filler: tuple[bytes, ...] = ()
-        if holes:
-            varying = map(columns.__getitem__, holes)
-            spelled = _spelled(list(chain.from_iterable(zip(*varying, strict=True))))
+        canon, indent = self._pieces(kind, n, baked)
+        if not holes:
+            return canon[0], indent[0]
+        width = len(holes)
+        out: list[bytes] = [b""] * (2 * width * n + 1)
+        for k, j in enumerate(holes):  # a column's spellings: every other place of a row's
+            col = columns[j]
+            spelled = _spelled(col if isinstance(col, list | tuple) else list(col))
             if spelled is None:
                 return None
-            filler = tuple(spelled)
+            out[2 * k + 1::2 * width] = spelled
+        out[::2] = canon
+        canon_form = b"".join(out)
+        out[::2] = indent
+        return canon_form, b"".join(out)
+
+    def _pieces(self, kind: tuple[bool, ...], n: int, baked: dict[int, bytes]
+                ) -> tuple[list[bytes], list[bytes]]:
+        """The canonical and indented text of ``n`` rows of template ``kind`` (comma,
+        ``,\\n`` between) cut at their holes, the holes ``baked`` spells written in; kept
+        for the next batch of as many rows with the same columns written in (a run's
+        batches are most often alike)."""
         key = (kind, n, tuple(baked.items()))
         if key not in self._baked:
-            canon, indent = (_filled(lits, baked) for lits in self.literals[kind])
-            self._baked = {key: (b",".join([canon] * n), b",\n".join([indent] * n))}
-        canon, indent = self._baked[key]
-        return canon % filler, indent % filler
+            canon, indent = self.literals[kind]
+            self._baked = {key: (_rows_pieces(_filled(canon, baked), b",", n),
+                                 _rows_pieces(_filled(indent, baked), b",\n", n))}
+        return self._baked[key]
 
     @cached_property
     def literals(self) -> dict[tuple[bool, ...], tuple[list[bytes], list[bytes]]]:
-        """The row's canonical and indented text of each template cut at its holes (the
-        pieces ``%``-escaped: one more piece than holes)."""
+        """The row's canonical and indented text of each template cut at its holes (one
+        more piece than holes)."""
         out = {}
         for present in self.templates:
             canon, text = self._texts(present)
-            out[present] = ([c.replace(b"%", b"%%") for c in canon.split(_HOLE)],
-                            [t.replace(b"%", b"%%") for t in text.split(_HOLE)])
+            out[present] = (canon.split(_HOLE), text.split(_HOLE))
         return out
 
     def _written(self, flat: list[Any], kinds: Sequence[tuple[bool, ...]]
@@ -280,7 +303,7 @@ class RowShape:
         return lists
 
 
-def _spelled(flat: list[Any]) -> list[bytes] | None:
+def _spelled(flat: Sequence[Any]) -> list[bytes] | None:
     """Each value's JSON spelling by orjson (one call, split at its commas); when a string
     holds a comma (the pieces then not one a value), the list written one value a line and
     split at its line breaks, which no scalar's spelling holds (a string's line break is
@@ -302,21 +325,34 @@ def _holed(text: bytes) -> bytes:
     return text.replace(b"%", b"%%").replace(_HOLE, b"%s")
 
 
-def _filled(pieces: list[bytes], baked: dict[int, bytes]) -> bytes:
-    """A row's template from its ``%``-escaped pieces: hole ``j`` a ``%s``, or the spelling
-    ``baked`` gives it (``%``-escaped)."""
+def _filled(pieces: list[bytes], baked: dict[int, bytes]) -> list[bytes]:
+    """A row's text cut at its holes (``pieces``: one more than holes), hole ``j`` written
+    in where ``baked`` gives its spelling: the pieces between the other holes."""
     out = [pieces[0]]
     for j, piece in enumerate(pieces[1:]):
-        out.append(baked.get(j, b"%s"))
-        out.append(piece)
-    return b"".join(out)
+        if j in baked:
+            out[-1] += baked[j] + piece
+        else:
+            out.append(piece)
+    return out
+
+
+def _rows_pieces(pieces: list[bytes], sep: bytes, n: int) -> list[bytes]:
+    """The text of ``n`` rows (``sep`` between) cut at their holes, of a row's
+    ``pieces``: the first row's first piece, the pieces between two holes of a row, and
+    between two rows a row's last piece, ``sep`` and its first (the last row's last
+    piece after the last hole); one piece for rows without holes."""
+    if len(pieces) == 1:
+        return [sep.join([pieces[0]] * n)]
+    between = [*pieces[1:-1], pieces[-1] + sep + pieces[0]]
+    return [pieces[0], *(between * n)[:-1], pieces[-1]]
 
 
 def _plan(columns: Sequence[Sequence[Any]], n: int
           ) -> tuple[list[int], dict[int, bytes]] | None:
     """The holes of a batch of ``n`` rows of one template (its ``columns``): the columns
-    that vary (or hold floats), and the spelling of each other one's value
-    (``%``-escaped); None when a value is not spelled alike (:func:`_alike`)."""
+    that vary (or hold floats), and the spelling of each other one's value; None when a
+    value is not spelled alike (:func:`_alike`)."""
     holes: list[int] = []
     baked: dict[int, bytes] = {}
     for j, col in enumerate(columns):
@@ -333,7 +369,7 @@ def _plan(columns: Sequence[Sequence[Any]], n: int
             holes.append(j)
         elif len(types) == 1 and col[-1] == col[0] and col.count(col[0]) == n:
             try:
-                baked[j] = orjson.dumps(col[0]).replace(b"%", b"%%")
+                baked[j] = orjson.dumps(col[0])
             except TypeError:  # (as a hole's: orjson's refusal)
                 return None
         else:
@@ -367,7 +403,12 @@ def _alike(flat: list[Any], n: int, uniform: bool) -> bool:
 
 def _column_alike(floats: Sequence[float]) -> bool:
     """:func:`~risutools.canonical.floats_alike` of floats, in a few C calls: finite (no
-    NaN, which is not equal to itself), and each not zero from 1e-4 to below 1e16."""
+    NaN, which is not equal to itself), and each not zero from 1e-4 to below 1e16.  Most
+    columns (sizes, percentages) are read by three calls: their sum (NaN when one is, or
+    both infinities are), their least and their greatest."""
+    total = sum(floats, 0.0)
+    if total == total and min(floats) >= 1e-4 and max(floats) < 1e16:
+        return True
     sizes = list(map(abs, floats))
     if any(map(ne, sizes, sizes)):
         return False
