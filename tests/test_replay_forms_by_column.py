@@ -167,8 +167,9 @@ def test_plain_batches_of_every_size_and_container(n: int) -> None:
 
 
 def test_batches_alike_and_not_reuse_their_pieces() -> None:
-    """A batch's pieces are kept for the next batch alike (same template, rows and columns
-    of one value), made anew for another: each batch written as json writes it."""
+    """A batch's pieces are kept for the next batches alike (same template, rows and
+    columns of one value), made anew for another, a few kept (the one used longest ago let
+    go first): each batch written as json writes it."""
     shape = RowShape({"a": None, "b": None, "c%s": None, "d": {"e": None, "f": None},
                       "g": Nullable({"h": None})})
     for n, one, present in itertools.product((3, 4), (7, "%s", None), (True, False)):
@@ -177,6 +178,7 @@ def test_batches_alike_and_not_reuse_their_pieces() -> None:
             columns[2] = [one] * n
             assert shape.forms_of_columns(columns, (present,)) == json_row_forms(
                 _rows(columns, present))
+            assert 0 < len(shape._baked) <= row_form_mod._KEPT
 
 
 def test_a_column_of_floats_is_read_as_value_by_value() -> None:

@@ -54,6 +54,8 @@ if TYPE_CHECKING:  # (a runtime alias of forward references would compile them a
 
 #: the types whose orjson spelling is json's (floats checked one by one)
 _SCALARS = frozenset({str, int, bool, type(None), float})
+#: the batches' pieces a shape keeps (:meth:`RowShape._pieces`)
+_KEPT = 4
 #: the marker standing for a scalar in the skeleton row, and its json spelling
 _MARK = "\0"
 _HOLE = json.dumps(_MARK).encode()
@@ -82,9 +84,9 @@ class RowShape:
         self._getters = [_getter(self.nodes[i].optional, keys) for i, keys in self.segments]
         #: the last batch's joined templates, by (template, rows) (:meth:`_joined`)
         self._kept: dict[tuple[tuple[bool, ...], int], tuple[bytes, bytes]] = {}
-        #: the last batch's rows' canonical and indented text cut at their holes, its
-        #: one-value columns written in, by (template, rows, those columns' spellings)
-        #: (:meth:`_pieces`)
+        #: the last batches' rows' canonical and indented text cut at their holes, their
+        #: one-value columns written in, by (template, rows, those columns' spellings),
+        #: the one used last last (:meth:`_pieces`)
         self._baked: dict[tuple[Any, ...], tuple[list[bytes], list[bytes]]] = {}
 
     def _walk(self, index: int) -> None:
@@ -226,15 +228,20 @@ class RowShape:
     def _pieces(self, kind: tuple[bool, ...], n: int, baked: dict[int, bytes]
                 ) -> tuple[list[bytes], list[bytes]]:
         """The canonical and indented text of ``n`` rows of template ``kind`` (comma,
-        ``,\\n`` between) cut at their holes, the holes ``baked`` spells written in; kept
-        for the next batch of as many rows with the same columns written in (a run's
-        batches are most often alike)."""
+        ``,\\n`` between) cut at their holes, the holes ``baked`` spells written in; those
+        of the last :data:`_KEPT` batches of other templates, rows or columns written in
+        kept (a run's batches come back to a few: at 100,000 messages, 118 batches of 29
+        kinds, made 30 times with four kept, 80 times with one)."""
         key = (kind, n, tuple(baked.items()))
-        if key not in self._baked:
+        pieces = self._baked.pop(key, None)
+        if pieces is None:
             canon, indent = self.literals[kind]
-            self._baked = {key: (_rows_pieces(_filled(canon, baked), b",", n),
-                                 _rows_pieces(_filled(indent, baked), b",\n", n))}
-        return self._baked[key]
+            pieces = (_rows_pieces(_filled(canon, baked), b",", n),
+                      _rows_pieces(_filled(indent, baked), b",\n", n))
+            if len(self._baked) >= _KEPT:
+                del self._baked[next(iter(self._baked))]
+        self._baked[key] = pieces  # (the last used last)
+        return pieces
 
     @cached_property
     def literals(self) -> dict[tuple[bool, ...], tuple[list[bytes], list[bytes]]]:
@@ -344,8 +351,10 @@ def _rows_pieces(pieces: list[bytes], sep: bytes, n: int) -> list[bytes]:
     piece after the last hole); one piece for rows without holes."""
     if len(pieces) == 1:
         return [sep.join([pieces[0]] * n)]
-    between = [*pieces[1:-1], pieces[-1] + sep + pieces[0]]
-    return [pieces[0], *(between * n)[:-1], pieces[-1]]
+    out = [*pieces[1:-1], pieces[-1] + sep + pieces[0]] * n
+    out[-1] = pieces[-1]
+    out.insert(0, pieces[0])
+    return out
 
 
 def _plan(columns: Sequence[Sequence[Any]], n: int
