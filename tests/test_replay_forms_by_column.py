@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import pytest
-from replay_cases import json_row_forms
+from replay_cases import FloatSub, IntSub, StrSub, json_row_forms
 
 from risutools.canonical import floats_alike
 from risutools.replay import row_form as row_form_mod
@@ -29,18 +29,6 @@ from risutools.replay.row_form import Nullable, RowShape
 SHAPE = RowShape({"a": None, "b": None, "c%s": None, "d": {"e": None, "f": None},
                   "g": Nullable({"h": None})})
 NAN, INF = float("nan"), float("inf")
-
-
-class _Int(int):
-    pass
-
-
-class _Str(str):
-    pass
-
-
-class _Float(float):
-    pass
 
 
 class _Level(enum.IntEnum):
@@ -87,7 +75,7 @@ def _columns(n: int, present: bool) -> list[Sequence[Any]]:
 CASES: list[tuple[list[Any], bool]] = [
     ([1, True, 2], True),  # a bool in an int column: ``true``, not 1
     ([True, 1, False], True),
-    ([1, _Int(2), 3], False),  # an int subclass
+    ([1, IntSub(2), 3], False),  # an int subclass
     ([_Level.LOW, 2, 3], False),
     ([_Level.LOW] * 3, False),  # (one value throughout: not written into the template)
     ([1, 2**64, 3], False),  # past 64 bits: orjson refuses it
@@ -113,14 +101,14 @@ CASES: list[tuple[list[Any], bool]] = [
     ([1.0, 2.0, -INF], False),
     ([INF, -INF, 1.0], False),
     ([1e308, 1e308, 1.0], False),  # (their sum is infinite)
-    ([_Float(0.5), 1.0, 2.0], False),
+    ([FloatSub(0.5), 1.0, 2.0], False),
     (["a, b", "c", ","], True),  # commas: the column spelled one value a line
     (["a, b"] * 3, True),
     (["%s", "%%", "%"], True),  # ``%`` is no format here
     (["%s"] * 3, True),
     (["값", "é\u2028", 'q"u\\o'], True),
     (["\ud800", "a", "b"], False),  # a surrogate: orjson refuses it
-    ([_Str("s"), "a", "b"], False),
+    ([StrSub("s"), "a", "b"], False),
     ([_Name.X, "a", "b"], False),
     ([_Name.X] * 3, False),
     (["null", None, 0], True),

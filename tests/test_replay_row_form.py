@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from replay_cases import json_row_forms, toggled
+from replay_cases import FloatSub, IntSub, StrSub, json_row_forms, toggled
 
 from risutools.replay import row_form as row_form_mod
 from risutools.replay import spool as spool_mod
@@ -29,7 +29,6 @@ from risutools.replay.synth import synthesize
 from risutools.settings.replay import load_replay_config
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "replay"
-
 
 
 def _rows(name: str, monitor: bool = False) -> list[dict[str, Any]]:
@@ -81,18 +80,6 @@ class _Color(enum.Enum):
     RED = 1
 
 
-class _Int(int):
-    pass
-
-
-class _Str(str):
-    pass
-
-
-class _Float(float):
-    pass
-
-
 class _Mapping:
     """Reads as a dict of ``data`` (``[]``, ``len``), is not one (json refuses it); the
     collector lists four objects of it (its three slots, its class), as many as the
@@ -137,8 +124,8 @@ PLAIN_VALUES: list[Any] = [
 #: orjson's, json refuses them, or the value is not a scalar)
 OTHER_VALUES: list[Any] = [
     1e-05, 1e16, 1e300, float("nan"), float("inf"), -float("inf"), 2**64, -(2**63) - 1,
-    10**30, "\ud800", {}, [], [1], {"a": 1}, (1,), _Color.RED, _Int(3),
-    _Str("s"), _Float(0.5), b"x",
+    10**30, "\ud800", {}, [], [1], {"a": 1}, (1,), _Color.RED, IntSub(3),
+    StrSub("s"), FloatSub(0.5), b"x",
 ]
 
 
