@@ -56,6 +56,13 @@ def survivors_frozen() -> Iterator[None]:
         gc.unfreeze()
 
 
+def _frozen_by_someone() -> bool:
+    """Objects are frozen by someone: a :func:`survivors_frozen` block runs (not counted,
+    :data:`_owners`), or more than the interpreter froze itself (:data:`_FROZEN_AT_START`)
+    are (the program's start froze its modules)."""
+    return _owners > 0 or gc.get_freeze_count() > _FROZEN_AT_START
+
+
 @contextlib.contextmanager
 def alive_frozen() -> Iterator[None]:
     """The objects alive when the block starts left out of the collections during it
@@ -66,7 +73,7 @@ def alive_frozen() -> Iterator[None]:
     puts everything back.  What the interpreter froze itself before any of this
     (:data:`_FROZEN_AT_START`) does not count as frozen by someone.  Inside
     :func:`survivors_frozen` the frozen objects are not counted (:data:`_owners`)."""
-    owned = _owners > 0 or gc.get_freeze_count() > _FROZEN_AT_START
+    owned = _frozen_by_someone()
     gc.freeze()
     try:
         yield
@@ -88,7 +95,7 @@ def cycles_paused_set_aside() -> Iterator[None]:
     let go is then set aside with them, as at the exit: freed with the process."""
     with cycles_paused():
         yield
-        if _owners > 0 or gc.get_freeze_count() > _FROZEN_AT_START:
+        if _frozen_by_someone():
             gc.freeze()
 
 
